@@ -1,0 +1,293 @@
+//! The core IR: first-order, monomorphic, A-normal form.
+//!
+//! * Tuples and records are flattened: a statement binds several variables, a body returns several
+//!   values, and an array of tuples is a tuple of arrays.
+//! * Every array type lists its shape as [`Dim`]s: constants or `i64` variables in scope, so shapes
+//!   are computed before values (size slicing). A statement whose result size is not known in
+//!   advance (filter-like code, an existential return) binds the size as an extra `i64` result first.
+//! * Operands are [`Atom`]s (a variable or a constant); nested computation lives in [`Body`]s.
+//!
+//! The printer (`ir::print`) and the validator (`ir::validate`) are the reference for what each
+//! construct means; the interpreter (`crate::interp`) gives it semantics.
+
+use crate::diag::Span;
+pub mod lower;
+
+use crate::prim::{IntType, PrimType, PrimValue};
+
+/// A variable, unique in the whole program. `Program::names` maps it back to a source-like name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Var(pub u32);
+
+/// One dimension of an array type: a constant or an `i64` variable in scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    Const(i64),
+    Var(Var),
+}
+
+/// The type of an IR variable.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Prim(PrimType),
+    /// Row-major array of primitives; `shape.len() >= 1`.
+    Array { elem: PrimType, shape: Vec<Dim> },
+}
+
+/// An operand: a variable or a constant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Atom {
+    Var(Var),
+    Const(PrimValue),
+}
+
+/// A variable binding with its type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub var: Var,
+    pub ty: Type,
+}
+
+/// A sequence of statements and the values it returns.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Body {
+    pub stms: Vec<Stm>,
+    pub result: Vec<Atom>,
+}
+
+/// `let pat = exp`: binds each variable of `pat` to one result of `exp`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stm {
+    pub pat: Vec<Param>,
+    pub exp: Exp,
+    /// Where in the source this computation comes from (for run-time errors).
+    pub span: Span,
+}
+
+/// An anonymous function, used by SOACs (map, reduce, scan, hist); never a value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lambda {
+    pub params: Vec<Param>,
+    pub body: Body,
+    pub ret: Vec<Type>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// Arithmetic negation (wrapping for integers).
+    Neg,
+    /// Logical not on `bool`, bitwise complement on integers.
+    Not,
+    Abs,
+    Sgn,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Integers: flooring division (Futhark `/`); floats: IEEE division.
+    Div,
+    /// Integers: flooring modulo (Futhark `%`, sign of the divisor); floats: `fmod`-style with floor.
+    Mod,
+    /// Truncating division (Futhark `//`).
+    Quot,
+    /// Truncating remainder (Futhark `%%`).
+    Rem,
+    Pow,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    /// Arithmetic shift for signed types, logical for unsigned.
+    Shr,
+    LogAnd,
+    LogOr,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Neq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Elementary functions on floats (and a few on integers), named as in Futhark's numeric modules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    Sqrt,
+    Exp,
+    Log,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    IsNan,
+    IsInf,
+    /// `f32.to_bits` and friends: reinterpret as the unsigned integer of the same width.
+    ToBits,
+    /// `f32.from_bits`.
+    FromBits,
+    /// Count leading zeros, population count (integers).
+    Clz,
+    Popc,
+}
+
+/// One index position of `Index`/`Update`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DimIndex {
+    Fix(Atom),
+    /// `start`, number of elements `len`, `stride`: elements `start + k*stride` for `k < len`.
+    /// Lowering computes `len` from Futhark's `i:j:s` syntax so the result shape is explicit.
+    Slice { start: Atom, len: Atom, stride: Atom },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopForm {
+    /// `for i < bound` (`i` has the bound's integer type).
+    For { i: Var, it: IntType, bound: Atom },
+    /// `while cond`, where `cond` is one of the loop parameters (a `bool`).
+    While(Var),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Exp {
+    /// Copy of an atom (also how constants are bound).
+    Atom(Atom),
+    UnOp(UnOp, PrimType, Atom),
+    BinOp(BinOp, PrimType, Atom, Atom),
+    /// Compares two values of the given type, giving `bool`.
+    Cmp(CmpOp, PrimType, Atom, Atom),
+    /// Conversion between primitive types with Futhark's rules (float→int truncates, saturation is
+    /// not performed; int→int wraps; bool↔number is 0/1).
+    Convert { from: PrimType, to: PrimType, arg: Atom },
+    Math(MathFn, PrimType, Vec<Atom>),
+    /// `if c then a else b` on scalars without evaluating the other side's body: see `If`. This is
+    /// the branch-free select.
+    Select(Atom, Atom, Atom),
+    /// Index (and slice) an array; a full index of all dimensions gives a scalar.
+    Index { arr: Var, idx: Vec<DimIndex> },
+    /// Copy of `arr` with the indexed element/slice replaced by `value` (in place when `arr` is not
+    /// used afterwards: the validator checks the consumption rule).
+    Update { arr: Var, idx: Vec<DimIndex>, value: Atom },
+    /// `[start, start+step, ...]` of length `n`.
+    Iota { n: Atom, start: Atom, step: Atom, it: IntType },
+    /// An array of shape `shape` filled with `value` (a scalar or an array, which adds its own dims).
+    Replicate { shape: Vec<Dim>, value: Atom },
+    /// Permute the dimensions: result dim `i` is input dim `perm[i]`.
+    Rearrange { arr: Var, perm: Vec<usize> },
+    /// Same elements, new shape (product must match: checked at run time).
+    Reshape { arr: Var, shape: Vec<Dim> },
+    /// Concatenate along dimension `axis`; the result's size along it is `len`.
+    Concat { axis: usize, arrs: Vec<Var>, len: Dim },
+    /// `[a, b, c]` with elements of type `elem_ty` (scalars or arrays of equal shape).
+    ArrayLit { elems: Vec<Atom>, elem_ty: Type },
+    /// A fresh copy of an array.
+    Copy(Var),
+    /// Call of a (monomorphic, first-order) function by index into `Program::funs`.
+    Apply { fun: usize, args: Vec<Atom> },
+    If { cond: Atom, then_body: Body, else_body: Body, ret: Vec<Type> },
+    /// `loop params = inits for/while ... do body`; body returns the new parameter values.
+    Loop { params: Vec<(Param, Atom)>, form: LoopForm, body: Body },
+    /// Apply `lam` to the elements of `arrs` (all of outer size `w`); results are arrays `[w]...`.
+    Map { w: Atom, lam: Lambda, arrs: Vec<Var> },
+    /// Tree reduction with an associative `lam` (2k params for k values) and neutral elements.
+    Reduce { w: Atom, lam: Lambda, neutral: Vec<Atom>, arrs: Vec<Var>, commutative: bool },
+    /// Inclusive scan.
+    Scan { w: Atom, lam: Lambda, neutral: Vec<Atom>, arrs: Vec<Var> },
+    /// Write `vals[j]` to `dest[idx[j]]` for every in-bounds `idx[j]` (out-of-bounds writes are
+    /// ignored, as in Futhark). `idx` has one i64 array per destination rank (`scatter_2d`).
+    Scatter { dest: Var, idx: Vec<Var>, vals: Var, w: Atom },
+    /// Generalised histogram: `dest[is[j]] = lam(dest[is[j]], vs[j])`, ignoring out-of-bounds bins.
+    Hist { dest: Vec<Var>, lam: Lambda, neutral: Vec<Atom>, is: Var, vs: Vec<Var>, w: Atom },
+    /// Fail with `msg` at `span` of the statement unless `cond` holds.
+    Assert { cond: Atom, msg: String },
+}
+
+/// A first-order, monomorphic function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunDef {
+    /// For printing: the source name, with a suffix for each monomorphic instance.
+    pub name: String,
+    pub params: Vec<Param>,
+    /// Result types may mention `params` (in their dims) and the `existentials`, which the body
+    /// returns first, before the values.
+    pub existentials: usize,
+    pub ret: Vec<Type>,
+    pub body: Body,
+    pub span: Span,
+}
+
+/// The user-facing type of one entry-point parameter or result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryType {
+    pub elem: PrimType,
+    pub rank: usize,
+    pub unique: bool,
+    /// How the type was written in source, for messages (`[n][m]f32`).
+    pub display: String,
+}
+
+/// An entry point: how values from outside map onto a function's flattened parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryPoint {
+    pub name: String,
+    /// Index into `Program::funs`. Its parameters are the entry's array sizes first (one `i64` per
+    /// dimension of each array parameter, in order), then the flattened values.
+    pub fun: usize,
+    pub params: Vec<EntryType>,
+    pub results: Vec<EntryType>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Program {
+    pub funs: Vec<FunDef>,
+    pub entries: Vec<EntryPoint>,
+    /// Display name of each `Var`, by index.
+    pub names: Vec<String>,
+}
+
+impl Program {
+    pub fn name(&self, v: Var) -> &str {
+        self.names.get(v.0 as usize).map_or("?", |s| s.as_str())
+    }
+
+    pub fn entry(&self, name: &str) -> Option<&EntryPoint> {
+        self.entries.iter().find(|e| e.name == name)
+    }
+}
+
+impl Type {
+    pub fn elem(&self) -> PrimType {
+        match self {
+            Type::Prim(p) => *p,
+            Type::Array { elem, .. } => *elem,
+        }
+    }
+
+    pub fn rank(&self) -> usize {
+        match self {
+            Type::Prim(_) => 0,
+            Type::Array { shape, .. } => shape.len(),
+        }
+    }
+}

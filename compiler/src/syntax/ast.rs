@@ -1,0 +1,280 @@
+//! The abstract syntax tree of the Futhark dialect Ogham accepts.
+//!
+//! Every expression and pattern carries a [`Span`] and a [`NodeId`]; the checker records the type of
+//! each node in a side table keyed by that id (see `types::CheckedProgram`), so the tree stays a plain
+//! value that the parser, the pretty-printer and elaboration can build and compare.
+//!
+//! Names are plain strings. A qualified name such as `f32.sqrt` is one `Name` containing a dot: the
+//! parser produces one only for the built-in numeric modules (`i8`..`u64`, `f16`..`f64`, `bool`), so
+//! `x.f` on anything else is a field projection.
+
+use crate::diag::Span;
+use crate::prim::{FloatType, IntType, PrimType};
+
+pub type Name = String;
+
+/// Identifies one expression or pattern node within a program. Assigned by the parser from a counter
+/// (unique within one `Program`); nodes created later (elaboration) take fresh ids above
+/// `Program::next_id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct NodeId(pub u32);
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub decs: Vec<Dec>,
+    /// One more than the largest `NodeId` in the tree.
+    pub next_id: u32,
+}
+
+#[derive(Clone, Debug)]
+pub enum Dec {
+    /// `def`, `entry` (and top-level `let`, which Futhark treats as `def`).
+    Val(ValDec),
+    /// `type`, `type^`, `type~`.
+    Type(TypeDec),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Liftedness {
+    /// `'a` / `type`: may be instantiated only with non-functional, non-existentially-sized types.
+    Unlifted,
+    /// `'~a` / `type~`: may hide sizes.
+    SizeLifted,
+    /// `'^a` / `type^`: may be instantiated with functions.
+    Lifted,
+}
+
+/// `[n]` (a size parameter) or `'a` / `'~a` / `'^a` (a type parameter).
+#[derive(Clone, Debug)]
+pub enum TypeParam {
+    Size { name: Name, span: Span },
+    Type { name: Name, liftedness: Liftedness, span: Span },
+}
+
+#[derive(Clone, Debug)]
+pub struct ValDec {
+    pub entry: bool,
+    pub name: Name,
+    pub name_span: Span,
+    pub type_params: Vec<TypeParam>,
+    pub params: Vec<Pat>,
+    pub ret: Option<TypeExp>,
+    pub body: Expr,
+    /// The `-- ` comment lines directly above the declaration, if any (without the `--`).
+    pub doc: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct TypeDec {
+    pub liftedness: Liftedness,
+    pub name: Name,
+    pub params: Vec<TypeParam>,
+    pub def: TypeExp,
+    pub span: Span,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Type expressions (as written in source)
+
+#[derive(Clone, Debug)]
+pub struct TypeExp {
+    pub kind: TypeExpKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum TypeExpKind {
+    Prim(PrimType),
+    /// A type abbreviation or type parameter, with arguments: `t`, `vec [n] f32`, `pair i32 f32`.
+    Named(Name, Vec<TypeArg>),
+    /// `[d]t`.
+    Array(SizeExp, Box<TypeExp>),
+    /// `(t1, t2, ...)`; the empty tuple is `()`.
+    Tuple(Vec<TypeExp>),
+    /// `{f1: t1, f2: t2}` in source order.
+    Record(Vec<(Name, TypeExp)>),
+    /// `t1 -> t2` or `(x: t1) -> t2` (a named parameter whose value sizes may refer to).
+    Arrow(Option<Name>, Box<TypeExp>, Box<TypeExp>),
+    /// `*t`.
+    Unique(Box<TypeExp>),
+    /// `?[n][m].t`.
+    Exists(Vec<Name>, Box<TypeExp>),
+    /// `#foo t | #bar`.
+    Sum(Vec<(Name, Vec<TypeExp>)>),
+}
+
+#[derive(Clone, Debug)]
+pub enum TypeArg {
+    Size(SizeExp),
+    Type(TypeExp),
+}
+
+/// The `d` in `[d]t`.
+#[derive(Clone, Debug)]
+pub struct SizeExp {
+    pub kind: SizeExpKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SizeExpKind {
+    /// `[]`: an unknown size the checker invents.
+    Any,
+    Var(Name),
+    Const(i64),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Patterns
+
+#[derive(Clone, Debug)]
+pub struct Pat {
+    pub kind: PatKind,
+    pub span: Span,
+    pub id: NodeId,
+}
+
+#[derive(Clone, Debug)]
+pub enum PatKind {
+    Var(Name),
+    Wildcard,
+    /// `(p1, p2, ...)`; `()` is the empty tuple. A parenthesised single pattern is not a tuple.
+    Tuple(Vec<Pat>),
+    /// `{x, y = p}`; the field name alone binds a variable of that name.
+    Record(Vec<(Name, Pat)>),
+    /// `(p: t)`.
+    Ascribed(Box<Pat>, TypeExp),
+    /// Only in `match` cases.
+    Literal(Literal),
+    /// `#foo p1 p2`, only in `match` cases.
+    Constr(Name, Vec<Pat>),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+    pub id: NodeId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Literal {
+    /// An integer literal, possibly with a suffix (`1i64`, `0xffu8`). The value is the magnitude as
+    /// written (a leading `-` is a separate `Neg`), except in patterns, where the parser folds `-1`.
+    Int(i128, Option<IntType>),
+    /// A float literal, possibly with a suffix (`1.5f32`, `3f64`).
+    Float(f64, Option<FloatType>),
+    Bool(bool),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RangeEnd {
+    /// `a..b`: inclusive.
+    Inclusive,
+    /// `a..<b`.
+    UpToExclusive,
+    /// `a..>b`.
+    DownToExclusive,
+}
+
+#[derive(Clone, Debug)]
+pub enum DimIndex {
+    /// `a[i]`.
+    Fix(Expr),
+    /// `a[i:j:s]`, each part optional.
+    Slice { start: Option<Expr>, end: Option<Expr>, stride: Option<Expr> },
+}
+
+#[derive(Clone, Debug)]
+pub enum LoopForm {
+    /// `for i < n`.
+    For { var: Name, var_span: Span, bound: Box<Expr> },
+    /// `for p in xs`.
+    ForIn(Pat, Box<Expr>),
+    /// `while cond`.
+    While(Box<Expr>),
+}
+
+#[derive(Clone, Debug)]
+pub enum RecordField {
+    /// `f = e`.
+    Explicit(Name, Expr),
+    /// `f`, short for `f = f`; the expression is the variable reference.
+    Implicit(Name, Expr),
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Literal(Literal),
+    /// A variable, possibly qualified by a numeric module (`f32.sqrt`).
+    Var(Name),
+    /// `(e1, e2, ...)`; `()` is the unit value.
+    Tuple(Vec<Expr>),
+    Record(Vec<RecordField>),
+    /// `[e1, e2, ...]`.
+    ArrayLit(Vec<Expr>),
+    /// `start..end`, `start..second...end`, `start..<end`, `start..>end`.
+    Range { start: Box<Expr>, second: Option<Box<Expr>>, end: Box<Expr>, kind: RangeEnd },
+    /// `e.f`, and `e.0` for tuples.
+    Project(Box<Expr>, Name),
+    /// `a[i, j:k:s]`.
+    Index(Box<Expr>, Vec<DimIndex>),
+    /// Application of one argument: `f x y` is `Apply(Apply(f, x), y)`.
+    Apply(Box<Expr>, Box<Expr>),
+    /// A binary operator, including `|>`, `<|`, `>->`, `<-<`, `&&`, `||`, `++`, and
+    /// backticked functions (`x \`f\` y`, whose op is `f`).
+    BinOp { op: Name, op_span: Span, lhs: Box<Expr>, rhs: Box<Expr> },
+    /// Prefix `-e`.
+    Neg(Box<Expr>),
+    /// Prefix `!e`.
+    Not(Box<Expr>),
+    /// `(+)`.
+    OpSection(Name),
+    /// `(e +)`: the left operand is given.
+    LeftSection(Name, Box<Expr>),
+    /// `(+ e)`: the right operand is given.
+    RightSection(Name, Box<Expr>),
+    /// `(.f.g)`.
+    ProjectSection(Vec<Name>),
+    /// `\p1 p2 : t -> e`.
+    Lambda { params: Vec<Pat>, ret: Option<TypeExp>, body: Box<Expr> },
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `let [n] p = e in body` (size binders are rare but legal).
+    Let { sizes: Vec<(Name, Span)>, pat: Pat, rhs: Box<Expr>, body: Box<Expr> },
+    /// `let f p1 p2 : t = e in body` (a local function).
+    LetFun {
+        name: Name,
+        name_span: Span,
+        type_params: Vec<TypeParam>,
+        params: Vec<Pat>,
+        ret: Option<TypeExp>,
+        rhs: Box<Expr>,
+        body: Box<Expr>,
+    },
+    /// `let a[i, j] = v in body`: an in-place update of the variable `a`.
+    LetWith { name: Name, name_span: Span, indices: Vec<DimIndex>, value: Box<Expr>, body: Box<Expr> },
+    /// `a with [i, j] = v`.
+    Update(Box<Expr>, Vec<DimIndex>, Box<Expr>),
+    /// `r with f.g = v`.
+    RecordUpdate(Box<Expr>, Vec<Name>, Box<Expr>),
+    /// `loop p = init for ... do body`; `init` is `None` when written `loop p for ...` (the pattern's
+    /// variables are then taken from the enclosing scope).
+    Loop { pat: Pat, init: Option<Box<Expr>>, form: LoopForm, body: Box<Expr> },
+    Match(Box<Expr>, Vec<(Pat, Expr)>),
+    /// `e : t`.
+    Ascript(Box<Expr>, TypeExp),
+    /// `e :> t`.
+    Coerce(Box<Expr>, TypeExp),
+    /// `assert cond e`.
+    Assert(Box<Expr>, Box<Expr>),
+    /// `#foo e1 e2`.
+    Constr(Name, Vec<Expr>),
+}
+
+/// The numeric module names that qualify built-in functions (`f32.sqrt`, `i64.sum`).
+pub const NUMERIC_MODULES: [&str; 12] =
+    ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool"];

@@ -1,0 +1,46 @@
+//! Run-time values as the outside world sees them: scalars and regular arrays of scalars, and
+//! Futhark's textual value format (`text`) for reading arguments and printing results.
+
+use crate::prim::{PrimType, PrimValue};
+
+/// A regular, row-major array of primitives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayValue {
+    pub elem: PrimType,
+    pub shape: Vec<i64>,
+    /// `shape.iter().product()` elements, all of type `elem`.
+    pub data: Vec<PrimValue>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Prim(PrimValue),
+    Array(ArrayValue),
+}
+
+impl Value {
+    pub fn elem_type(&self) -> PrimType {
+        match self {
+            Value::Prim(p) => p.ty(),
+            Value::Array(a) => a.elem,
+        }
+    }
+
+    pub fn rank(&self) -> usize {
+        match self {
+            Value::Prim(_) => 0,
+            Value::Array(a) => a.shape.len(),
+        }
+    }
+
+    /// `[2][3]f32`-style description of the value's type.
+    pub fn type_string(&self) -> String {
+        match self {
+            Value::Prim(p) => p.ty().to_string(),
+            Value::Array(a) => {
+                let dims: String = a.shape.iter().map(|d| format!("[{d}]")).collect();
+                format!("{dims}{}", a.elem)
+            }
+        }
+    }
+}
