@@ -12,6 +12,7 @@
 pub mod diag;
 pub mod driver;
 pub mod interp;
+pub mod intrinsics;
 pub mod ir;
 pub mod prim;
 pub mod syntax;

@@ -6,7 +6,11 @@ use crate::ir;
 use crate::value::Value;
 
 /// Run entry point `entry` of `prog` on `args` (one value per entry parameter).
-pub fn run_entry(prog: &ir::Program, entry: &str, args: &[Value]) -> Result<Vec<Value>, Diagnostic> {
+pub fn run_entry(
+    prog: &ir::Program,
+    entry: &str,
+    args: &[Value],
+) -> Result<Vec<Value>, Diagnostic> {
     let _ = (prog, entry, args);
     Err(Diagnostic::runtime(crate::Span::DUMMY, "the interpreter is not built yet"))
 }

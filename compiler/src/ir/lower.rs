@@ -5,5 +5,9 @@ use crate::types::CheckedProgram;
 
 pub fn lower(checked: &CheckedProgram) -> Result<super::Program, Vec<Diagnostic>> {
     let _ = checked;
-    Err(vec![Diagnostic::new(crate::diag::Phase::Lower, crate::Span::DUMMY, "lowering is not built yet")])
+    Err(vec![Diagnostic::new(
+        crate::diag::Phase::Lower,
+        crate::Span::DUMMY,
+        "lowering is not built yet",
+    )])
 }

@@ -31,7 +31,10 @@ pub enum Dim {
 pub enum Type {
     Prim(PrimType),
     /// Row-major array of primitives; `shape.len() >= 1`.
-    Array { elem: PrimType, shape: Vec<Dim> },
+    Array {
+        elem: PrimType,
+        shape: Vec<Dim>,
+    },
 }
 
 /// An operand: a variable or a constant.
@@ -56,6 +59,11 @@ pub struct Body {
 }
 
 /// `let pat = exp`: binds each variable of `pat` to one result of `exp`.
+///
+/// Patterns are size-dependent: the type of a pattern element may mention `i64` variables bound by
+/// earlier elements of the same pattern. That is how a statement returns a value whose size is only
+/// known at run time (an existential size): `let (k: i64, ys: [k]f32) = if c then (n, xs) else
+/// (m, zs)`. `If`, `Loop` and `Apply` return such sizes as ordinary leading values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stm {
     pub pat: Vec<Param>,
@@ -136,18 +144,29 @@ pub enum MathFn {
     Sinh,
     Cosh,
     Tanh,
+    Cbrt,
+    Log1p,
+    Asinh,
+    Acosh,
+    Atanh,
+    Hypot,
     Floor,
     Ceil,
     Round,
     Trunc,
     IsNan,
     IsInf,
+    /// `copysign(x, y)`: the magnitude of `x` with the sign of `y`.
+    CopySign,
+    /// `fma(a, b, c) = a*b + c`.
+    Fma,
     /// `f32.to_bits` and friends: reinterpret as the unsigned integer of the same width.
     ToBits,
     /// `f32.from_bits`.
     FromBits,
-    /// Count leading zeros, population count (integers).
+    /// Count leading zeros, trailing zeros, population count (integers; result `i32`).
     Clz,
+    Ctz,
     Popc,
 }
 
@@ -157,7 +176,11 @@ pub enum DimIndex {
     Fix(Atom),
     /// `start`, number of elements `len`, `stride`: elements `start + k*stride` for `k < len`.
     /// Lowering computes `len` from Futhark's `i:j:s` syntax so the result shape is explicit.
-    Slice { start: Atom, len: Atom, stride: Atom },
+    Slice {
+        start: Atom,
+        len: Atom,
+        stride: Atom,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -178,48 +201,125 @@ pub enum Exp {
     Cmp(CmpOp, PrimType, Atom, Atom),
     /// Conversion between primitive types with Futhark's rules (float→int truncates, saturation is
     /// not performed; int→int wraps; bool↔number is 0/1).
-    Convert { from: PrimType, to: PrimType, arg: Atom },
+    Convert {
+        from: PrimType,
+        to: PrimType,
+        arg: Atom,
+    },
     Math(MathFn, PrimType, Vec<Atom>),
     /// `if c then a else b` on scalars without evaluating the other side's body: see `If`. This is
     /// the branch-free select.
     Select(Atom, Atom, Atom),
     /// Index (and slice) an array; a full index of all dimensions gives a scalar.
-    Index { arr: Var, idx: Vec<DimIndex> },
+    Index {
+        arr: Var,
+        idx: Vec<DimIndex>,
+    },
     /// Copy of `arr` with the indexed element/slice replaced by `value` (in place when `arr` is not
     /// used afterwards: the validator checks the consumption rule).
-    Update { arr: Var, idx: Vec<DimIndex>, value: Atom },
+    Update {
+        arr: Var,
+        idx: Vec<DimIndex>,
+        value: Atom,
+    },
     /// `[start, start+step, ...]` of length `n`.
-    Iota { n: Atom, start: Atom, step: Atom, it: IntType },
+    Iota {
+        n: Atom,
+        start: Atom,
+        step: Atom,
+        it: IntType,
+    },
     /// An array of shape `shape` filled with `value` (a scalar or an array, which adds its own dims).
-    Replicate { shape: Vec<Dim>, value: Atom },
+    Replicate {
+        shape: Vec<Dim>,
+        value: Atom,
+    },
     /// Permute the dimensions: result dim `i` is input dim `perm[i]`.
-    Rearrange { arr: Var, perm: Vec<usize> },
+    Rearrange {
+        arr: Var,
+        perm: Vec<usize>,
+    },
     /// Same elements, new shape (product must match: checked at run time).
-    Reshape { arr: Var, shape: Vec<Dim> },
+    Reshape {
+        arr: Var,
+        shape: Vec<Dim>,
+    },
     /// Concatenate along dimension `axis`; the result's size along it is `len`.
-    Concat { axis: usize, arrs: Vec<Var>, len: Dim },
+    Concat {
+        axis: usize,
+        arrs: Vec<Var>,
+        len: Dim,
+    },
     /// `[a, b, c]` with elements of type `elem_ty` (scalars or arrays of equal shape).
-    ArrayLit { elems: Vec<Atom>, elem_ty: Type },
+    ArrayLit {
+        elems: Vec<Atom>,
+        elem_ty: Type,
+    },
     /// A fresh copy of an array.
     Copy(Var),
     /// Call of a (monomorphic, first-order) function by index into `Program::funs`.
-    Apply { fun: usize, args: Vec<Atom> },
-    If { cond: Atom, then_body: Body, else_body: Body, ret: Vec<Type> },
+    Apply {
+        fun: usize,
+        args: Vec<Atom>,
+    },
+    If {
+        cond: Atom,
+        then_body: Body,
+        else_body: Body,
+        ret: Vec<Type>,
+    },
     /// `loop params = inits for/while ... do body`; body returns the new parameter values.
-    Loop { params: Vec<(Param, Atom)>, form: LoopForm, body: Body },
+    Loop {
+        params: Vec<(Param, Atom)>,
+        form: LoopForm,
+        body: Body,
+    },
     /// Apply `lam` to the elements of `arrs` (all of outer size `w`); results are arrays `[w]...`.
-    Map { w: Atom, lam: Lambda, arrs: Vec<Var> },
+    Map {
+        w: Atom,
+        lam: Lambda,
+        arrs: Vec<Var>,
+    },
     /// Tree reduction with an associative `lam` (2k params for k values) and neutral elements.
-    Reduce { w: Atom, lam: Lambda, neutral: Vec<Atom>, arrs: Vec<Var>, commutative: bool },
+    Reduce {
+        w: Atom,
+        lam: Lambda,
+        neutral: Vec<Atom>,
+        arrs: Vec<Var>,
+        commutative: bool,
+    },
     /// Inclusive scan.
-    Scan { w: Atom, lam: Lambda, neutral: Vec<Atom>, arrs: Vec<Var> },
+    Scan {
+        w: Atom,
+        lam: Lambda,
+        neutral: Vec<Atom>,
+        arrs: Vec<Var>,
+    },
     /// Write `vals[j]` to `dest[idx[j]]` for every in-bounds `idx[j]` (out-of-bounds writes are
     /// ignored, as in Futhark). `idx` has one i64 array per destination rank (`scatter_2d`).
-    Scatter { dest: Var, idx: Vec<Var>, vals: Var, w: Atom },
+    Scatter {
+        dest: Var,
+        idx: Vec<Var>,
+        vals: Var,
+        w: Atom,
+    },
     /// Generalised histogram: `dest[is[j]] = lam(dest[is[j]], vs[j])`, ignoring out-of-bounds bins.
-    Hist { dest: Vec<Var>, lam: Lambda, neutral: Vec<Atom>, is: Var, vs: Vec<Var>, w: Atom },
-    /// Fail with `msg` at `span` of the statement unless `cond` holds.
-    Assert { cond: Atom, msg: String },
+    Hist {
+        dest: Vec<Var>,
+        lam: Lambda,
+        neutral: Vec<Atom>,
+        is: Var,
+        vs: Vec<Var>,
+        w: Atom,
+    },
+    /// Fail with `msg` at the statement's span unless `cond` holds. Each `{}` in `msg` is replaced
+    /// by the value of the corresponding atom in `vals`, so size checks can name both sizes
+    /// ("`zip`: arrays of lengths {} and {} differ"). Binds nothing.
+    Assert {
+        cond: Atom,
+        msg: String,
+        vals: Vec<Atom>,
+    },
 }
 
 /// A first-order, monomorphic function.

@@ -218,7 +218,12 @@ pub enum ExprKind {
     /// `[e1, e2, ...]`.
     ArrayLit(Vec<Expr>),
     /// `start..end`, `start..second...end`, `start..<end`, `start..>end`.
-    Range { start: Box<Expr>, second: Option<Box<Expr>>, end: Box<Expr>, kind: RangeEnd },
+    Range {
+        start: Box<Expr>,
+        second: Option<Box<Expr>>,
+        end: Box<Expr>,
+        kind: RangeEnd,
+    },
     /// `e.f`, and `e.0` for tuples.
     Project(Box<Expr>, Name),
     /// `a[i, j:k:s]`.
@@ -227,7 +232,12 @@ pub enum ExprKind {
     Apply(Box<Expr>, Box<Expr>),
     /// A binary operator, including `|>`, `<|`, `>->`, `<-<`, `&&`, `||`, `++`, and
     /// backticked functions (`x \`f\` y`, whose op is `f`).
-    BinOp { op: Name, op_span: Span, lhs: Box<Expr>, rhs: Box<Expr> },
+    BinOp {
+        op: Name,
+        op_span: Span,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// Prefix `-e`.
     Neg(Box<Expr>),
     /// Prefix `!e`.
@@ -241,10 +251,19 @@ pub enum ExprKind {
     /// `(.f.g)`.
     ProjectSection(Vec<Name>),
     /// `\p1 p2 : t -> e`.
-    Lambda { params: Vec<Pat>, ret: Option<TypeExp>, body: Box<Expr> },
+    Lambda {
+        params: Vec<Pat>,
+        ret: Option<TypeExp>,
+        body: Box<Expr>,
+    },
     If(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `let [n] p = e in body` (size binders are rare but legal).
-    Let { sizes: Vec<(Name, Span)>, pat: Pat, rhs: Box<Expr>, body: Box<Expr> },
+    Let {
+        sizes: Vec<(Name, Span)>,
+        pat: Pat,
+        rhs: Box<Expr>,
+        body: Box<Expr>,
+    },
     /// `let f p1 p2 : t = e in body` (a local function).
     LetFun {
         name: Name,
@@ -256,14 +275,25 @@ pub enum ExprKind {
         body: Box<Expr>,
     },
     /// `let a[i, j] = v in body`: an in-place update of the variable `a`.
-    LetWith { name: Name, name_span: Span, indices: Vec<DimIndex>, value: Box<Expr>, body: Box<Expr> },
+    LetWith {
+        name: Name,
+        name_span: Span,
+        indices: Vec<DimIndex>,
+        value: Box<Expr>,
+        body: Box<Expr>,
+    },
     /// `a with [i, j] = v`.
     Update(Box<Expr>, Vec<DimIndex>, Box<Expr>),
     /// `r with f.g = v`.
     RecordUpdate(Box<Expr>, Vec<Name>, Box<Expr>),
     /// `loop p = init for ... do body`; `init` is `None` when written `loop p for ...` (the pattern's
     /// variables are then taken from the enclosing scope).
-    Loop { pat: Pat, init: Option<Box<Expr>>, form: LoopForm, body: Box<Expr> },
+    Loop {
+        pat: Pat,
+        init: Option<Box<Expr>>,
+        form: LoopForm,
+        body: Box<Expr>,
+    },
     Match(Box<Expr>, Vec<(Pat, Expr)>),
     /// `e : t`.
     Ascript(Box<Expr>, TypeExp),

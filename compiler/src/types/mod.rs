@@ -6,7 +6,7 @@ pub mod ty;
 use std::collections::HashMap;
 
 use crate::diag::Diagnostic;
-use crate::syntax::ast::{self, Name, NodeId};
+use crate::syntax::ast::{self, NodeId};
 pub use ty::{Scheme, Size, TyVar, Type};
 
 /// The output of the checker, and the input of lowering.
@@ -24,8 +24,10 @@ pub struct CheckedProgram {
     pub expr_types: HashMap<NodeId, Type>,
     /// The type of every pattern node.
     pub pat_types: HashMap<NodeId, Type>,
-    /// The scheme of every top-level value definition, by name (later definitions shadow earlier).
-    pub schemes: HashMap<Name, Scheme>,
+    /// The generalised type of each declaration of `program.decs`, by index (`None` for type
+    /// declarations). Lowering matches a use site's instantiated type (in `expr_types`) against the
+    /// scheme to find the instance it needs.
+    pub schemes: Vec<Option<Scheme>>,
 }
 
 /// Type-check a parsed program (the prelude is added by the checker).

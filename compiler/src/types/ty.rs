@@ -27,12 +27,20 @@ pub enum Size {
 pub enum Type {
     Prim(PrimType),
     /// `[d1]...[dn]elem`, `n >= 1`; `elem` is never an array. `unique` is the `*` annotation.
-    Array { shape: Vec<Size>, elem: Box<Type>, unique: bool },
+    Array {
+        shape: Vec<Size>,
+        elem: Box<Type>,
+        unique: bool,
+    },
     /// `()` is the empty tuple.
     Tuple(Vec<Type>),
     Record(BTreeMap<Name, Type>),
     /// `(x: a) -> b`: `param` names the argument when the result's sizes refer to it.
-    Arrow { param: Option<Name>, from: Box<Type>, to: Box<Type> },
+    Arrow {
+        param: Option<Name>,
+        from: Box<Type>,
+        to: Box<Type>,
+    },
     Sum(BTreeMap<Name, Vec<Type>>),
     Var(TyVar),
 }
