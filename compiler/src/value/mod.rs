@@ -1,6 +1,8 @@
 //! Run-time values as the outside world sees them: scalars and regular arrays of scalars, and
 //! Futhark's textual value format (`text`) for reading arguments and printing results.
 
+pub mod text;
+
 use crate::prim::{PrimType, PrimValue};
 
 /// A regular, row-major array of primitives.
