@@ -50,7 +50,7 @@ pub struct CaseReport {
     pub line: usize,
     /// The entry point, for run cases.
     pub entry: Option<String>,
-    /// What was tested: `case 2`, `case 0 ("name")`, `compile error`, `compiles`, `test blocks`.
+    /// What was tested: `case 2`, `case 0 ("name")`, `compile error`, `compilation`, `test blocks`.
     pub what: String,
     pub status: Status,
 }
@@ -119,7 +119,7 @@ pub fn run_file<B: Backend>(file: &str, src: &str, backend: &mut B, opts: &Optio
             report.cases.push(CaseReport {
                 line: first_line(&diags, src),
                 entry: None,
-                what: if blocks.is_empty() { "compiles" } else { "compile" }.into(),
+                what: "compilation".into(),
                 status: Status::Failed(format!(
                     "the program does not compile:{}",
                     indent(&render_all(&diags, file, src))
@@ -149,7 +149,7 @@ pub fn run_file<B: Backend>(file: &str, src: &str, backend: &mut B, opts: &Optio
         report.cases.push(CaseReport {
             line: 1,
             entry: None,
-            what: "compiles".into(),
+            what: "compilation".into(),
             status: Status::Passed,
         });
         return report;

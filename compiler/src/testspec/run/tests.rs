@@ -135,11 +135,11 @@ fn passing_failing_and_skipped_cases() {
 #[test]
 fn files_without_blocks_only_compile() {
     let (r, _) = run("def main = 1\n");
-    assert_eq!(summary(&r), "PASS t.fut:1: compiles\n");
+    assert_eq!(summary(&r), "PASS t.fut:1: compilation\n");
     let (r, _) = run("def main = BROKEN\n");
     assert_eq!(r.failed(), 1);
     let s = summary(&r);
-    assert!(s.starts_with("FAIL t.fut:1: compiles\n  the program does not compile:\n"), "{s}");
+    assert!(s.starts_with("FAIL t.fut:1: compilation\n  the program does not compile:\n"), "{s}");
     assert!(s.contains("type mismatch: expected `i32`, found `bool`"), "{s}");
 }
 
