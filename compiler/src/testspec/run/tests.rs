@@ -171,9 +171,13 @@ fn compile_error_tests() {
           but the program compiled
     "#]]
     .assert_eq(&summary(&r));
-    // The rendered text, with the file name, is what the regex sees.
-    let (r, _) = run("-- ==\n-- error: t\\.fut:4:12\n\ndef main = BROKEN\n");
+    // The regex sees the position, phase and message, not the file name or the quoted source.
+    let (r, _) = run("-- ==\n-- error: ^4:12: type error: type mismatch\n\ndef main = BROKEN\n");
     assert_eq!(r.passed(), 1);
+    let (r, _) = run("-- ==\n-- error: t\\.fut\n\ndef main = BROKEN\n");
+    assert_eq!(r.failed(), 1);
+    let (r, _) = run("-- ==\n-- error: def main\n\ndef main = BROKEN\n");
+    assert_eq!(r.failed(), 1);
 }
 
 #[test]
