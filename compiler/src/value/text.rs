@@ -86,9 +86,11 @@ fn push_rows(s: &mut String, shape: &[i64], data: &[PrimValue], indent: usize, m
         }
         return;
     };
-    let row: usize = inner.iter().map(|&d| d.max(0) as usize).product();
+    let row = inner.iter().fold(1usize, |a, &d| a.saturating_mul(d.max(0) as usize));
     s.push('[');
-    for i in 0..n.max(0) as usize {
+    // Never print more rows than the data holds, even for a malformed value.
+    let rows = (n.max(0) as usize).min(data.len() / row.max(1));
+    for i in 0..rows {
         if i > 0 {
             if inner.is_empty() || !multiline {
                 s.push_str(", ");
