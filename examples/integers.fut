@@ -70,6 +70,15 @@ entry wrap_u8 (x: u8) : (u8, u8, u8, u8) =
 entry wrap_i32 (x: i32) : (i32, i32, i32, bool) =
   (x + 1, x * x, -x, x == i32.highest && x + 1 == i32.lowest)
 
+-- ==
+-- entry: sixteen_bits
+-- input { 20000i16 65535u16 }
+-- output { -25536i16 0u16 85535i32 }
+-- input { -3i16 7u16 }
+-- output { -6i16 8u16 4i32 }
+entry sixteen_bits (x: i16) (y: u16) : (i16, u16, i32) =
+  (x * 2, y + 1, i32.i16 x + i32.u16 y)
+
 -- Narrowing keeps the low bits; widening a signed value sign-extends, an unsigned one zero-extends.
 -- ==
 -- entry: conversions

@@ -1,8 +1,11 @@
 -- Mandelbrot set: escape-time iteration counts (i32) on a small grid, with a while loop over a tuple.
 
+-- A top-level constant: the squared radius beyond which a point has escaped.
+def bailout : f32 = 4
+
 def escape (limit: i32) (cx: f32) (cy: f32) : i32 =
   let (_, _, i) =
-    loop (x, y, i) = (0f32, 0f32, 0i32) while i < limit && x * x + y * y <= 4 do
+    loop (x, y, i) = (0f32, 0f32, 0i32) while i < limit && x * x + y * y <= bailout do
       (x * x - y * y + cx, 2 * x * y + cy, i + 1)
   in i
 
