@@ -375,8 +375,11 @@ impl Lexer<'_> {
             let b = part.as_bytes();
             !b.is_empty() && (is_ident_start(b[0]) || (b[0] == b'_' && b.len() > 1))
         });
-        if self.peek(0) == b'`' && valid {
+        let closed = self.peek(0) == b'`';
+        if closed {
             self.pos += 1;
+        }
+        if closed && valid {
             let name = name.to_string();
             self.push(Tok::Backticked(name), start);
         } else {

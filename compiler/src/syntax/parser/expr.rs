@@ -536,7 +536,7 @@ impl Parser<'_> {
             let span = self.span_from(start);
             return self.mk(ExprKind::ProjectSection(fields), span);
         }
-        let e = self.exp()?;
+        let mut e = self.exp()?;
         if let Some((op, _)) = self.peek_binop().filter(|(op, _)| op != "with") {
             if *self.tok_at(1) == Tok::RParen {
                 // `(e +)`.
@@ -549,6 +549,7 @@ impl Parser<'_> {
             }
         }
         if self.eat(&Tok::RParen) {
+            e.span = self.span_from(start);
             return Ok(e);
         }
         if !self.eat(&Tok::Comma) {

@@ -101,8 +101,9 @@ impl Parser<'_> {
             let d = Diagnostic::parse(self.span(), "unsupported: binding an operator name");
             return Err(self.report(d));
         }
-        let first = self.pat()?;
+        let mut first = self.pat()?;
         if self.eat(&Tok::RParen) {
+            first.span = self.span_from(start);
             return Ok(first);
         }
         if !self.eat(&Tok::Comma) {

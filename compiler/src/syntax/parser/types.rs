@@ -225,7 +225,7 @@ impl Parser<'_> {
                     self.span(),
                     "unsupported: size expressions other than a name or an integer constant",
                 )
-                .with_label("size arithmetic is not part of the type language yet")
+                .with_label("only `[n]`, `[3]` or `[]` can appear here")
                 .with_hint("use `[]` (an unknown size) and, where needed, a coercion `:>`");
                 self.diags.push(d);
                 self.skip_to_rbracket();

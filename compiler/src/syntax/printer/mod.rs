@@ -105,12 +105,12 @@ fn is_let(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::Let { .. } | ExprKind::LetFun { .. } | ExprKind::LetWith { .. })
 }
 
-/// Whether an expression should be laid out over several lines (it contains a `let`, `loop` or
+/// Whether an expression should be laid out over several lines (it contains a `let` or a
 /// `match`).
 fn wants_break(e: &Expr) -> bool {
     let mut found = false;
     visit_children(e, &mut |c| found = found || wants_break(c));
-    found || matches!(e.kind, ExprKind::Loop { .. } | ExprKind::Match(..)) || is_let(e)
+    found || matches!(e.kind, ExprKind::Match(..)) || is_let(e)
 }
 
 /// Whether the last thing printed for `e` (bare) is a `match`, which would take any following
@@ -272,6 +272,12 @@ impl Printer {
         line.chars().count()
     }
 
+    /// The indentation of the current line.
+    fn line_indent(&self) -> usize {
+        let line = self.out.rsplit('\n').next().unwrap_or("");
+        line.len() - line.trim_start_matches(' ').len()
+    }
+
     /// Start a new line indented to `col` (a space in flat mode).
     fn nl(&mut self, col: usize) {
         if self.flat {
@@ -344,8 +350,12 @@ impl Printer {
     }
 
     fn type_params(&mut self, ps: &[TypeParam]) {
-        for p in ps {
-            self.w(" ");
+        for (i, p) in ps.iter().enumerate() {
+            // `[n][m]`, as Futhark programs write them.
+            let after_size = i > 0 && matches!(ps[i - 1], TypeParam::Size { .. });
+            if !(after_size && matches!(p, TypeParam::Size { .. })) {
+                self.w(" ");
+            }
             match p {
                 TypeParam::Size { name, .. } => {
                     self.w("[");
@@ -502,7 +512,7 @@ impl Printer {
                 self.w(")");
             }
             ExprKind::Lambda { params, ret, body } => {
-                let base = self.col();
+                let base = self.line_indent();
                 self.w("\\");
                 for (i, p) in params.iter().enumerate() {
                     if i > 0 {
@@ -562,8 +572,7 @@ impl Printer {
                     }
                 }
                 self.w(" do");
-                self.nl(base + 2);
-                self.expr(body, Ctx::TOP);
+                self.body(body, base);
             }
             ExprKind::Match(x, cases) => {
                 let base = self.col();
