@@ -135,8 +135,8 @@ pub enum CmpOp {
 
 /// Elementary functions on floats (and a few on integers), named as in Futhark's numeric modules.
 ///
-/// In `Exp::Math(f, t, args)`, `t` is the type of the arguments (for `FromBits`, either the
-/// argument's integer type or the result's float type). The result has type `t`, except:
+/// In `Exp::Math(f, t, args)`, `t` is the type of the arguments (for `ToBits` and `FromBits`, the
+/// float type). The result has type `t`, except:
 /// `IsNan`/`IsInf` give `bool`, `ToBits` the unsigned integer of the float's width, `FromBits`
 /// the float of the integer's width, `Clz`/`Ctz`/`Popc` an `i32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -276,9 +276,6 @@ pub enum Exp {
         fun: usize,
         args: Vec<Atom>,
     },
-    /// `ret`: the types of the branches' results. Their dims may name the statement's own
-    /// pattern variables (existential sizes returned first); the sizes are checked through the
-    /// statement's pattern.
     If {
         cond: Atom,
         then_body: Body,
@@ -352,9 +349,6 @@ pub struct FunDef {
     /// Result types may mention `params` (in their dims) and the `existentials`, which the body
     /// returns first, before the values.
     pub existentials: usize,
-    /// One type per result of the body, the `existentials` leading `i64`s included. Dims may name
-    /// `params` and variables bound at the top level of the body (such as the sizes it returns
-    /// as existentials). (The interpreter also accepts the value types alone.)
     pub ret: Vec<Type>,
     pub body: Body,
     pub span: Span,
