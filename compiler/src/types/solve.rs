@@ -506,8 +506,14 @@ impl<'s> Solver<'s> {
                     found
                 });
                 let d = match origin {
-                    Some((span, what, _)) => {
-                        let how = if outer { "arguments of the same length" } else { "arguments of matching sizes" };
+                    Some((span, what, t)) => {
+                        // Both sizes are their arguments' lengths, or some are inner dimensions.
+                        let origin_outer = matches!(self.store.resolve(t), Ty::Array { dim, .. } if self.store.dim(&dim) == d1);
+                        let how = if outer && origin_outer {
+                            "arguments of the same length"
+                        } else {
+                            "arguments of matching sizes"
+                        };
                         Diagnostic::new(
                             Phase::Size,
                             c.span,

@@ -3,6 +3,7 @@
 mod contract;
 mod errors;
 mod infer;
+mod sizes;
 
 use crate::diag::Diagnostic;
 use crate::syntax;
