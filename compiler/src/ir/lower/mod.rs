@@ -1,5 +1,7 @@
 //! Lowering: checked AST → core IR (monomorphise, defunctionalise, flatten tuples, ANF, shapes).
 
+pub mod builder;
+
 use crate::diag::Diagnostic;
 use crate::types::CheckedProgram;
 
