@@ -10,10 +10,15 @@ use crate::prim::{IntType, PrimType, PrimValue};
 pub struct Builder {
     /// Display name of each variable (becomes `Program::names`).
     pub names: Vec<String>,
+    /// Whether a variable's name is a generic one that a source name may replace.
+    generic: Vec<bool>,
     open: Vec<Vec<Stm>>,
     /// The span given to emitted statements.
     pub span: Span,
 }
+
+/// Names lowering gives to temporaries; a source name bound to such a variable replaces it.
+const GENERIC_NAMES: &[&str] = &["t", "sum", "diff", "prod", "c", "r", "res", "tmp", "elem"];
 
 pub fn i64c(v: i64) -> Atom {
     Atom::Const(PrimValue::I64(v))
@@ -62,6 +67,61 @@ pub fn dim_atom(d: Dim) -> Atom {
     }
 }
 
+/// Constant folding and identities for `i64` arithmetic and `bool` logic.
+fn fold_binop(op: BinOp, t: PrimType, a: Atom, b: Atom) -> Option<Atom> {
+    let ci = |x: Atom| match x {
+        Atom::Const(PrimValue::I64(v)) => Some(v),
+        _ => None,
+    };
+    let cb = |x: Atom| match x {
+        Atom::Const(PrimValue::Bool(v)) => Some(v),
+        _ => None,
+    };
+    match t {
+        PrimType::Int(IntType::I64) => {
+            if let (Some(x), Some(y)) = (ci(a), ci(b)) {
+                let v = match op {
+                    BinOp::Add => x.wrapping_add(y),
+                    BinOp::Sub => x.wrapping_sub(y),
+                    BinOp::Mul => x.wrapping_mul(y),
+                    BinOp::Quot if y != 0 => x.wrapping_div(y),
+                    BinOp::Div if y != 0 => {
+                        let q = x.wrapping_div(y);
+                        if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+                            q - 1
+                        } else {
+                            q
+                        }
+                    }
+                    BinOp::Min => x.min(y),
+                    BinOp::Max => x.max(y),
+                    _ => return None,
+                };
+                return Some(i64c(v));
+            }
+            match (op, ci(a), ci(b)) {
+                (BinOp::Add, Some(0), _) | (BinOp::Mul, Some(1), _) => Some(b),
+                (BinOp::Add | BinOp::Sub, _, Some(0)) | (BinOp::Mul | BinOp::Quot | BinOp::Div, _, Some(1)) => {
+                    Some(a)
+                }
+                (BinOp::Mul, Some(0), _) | (BinOp::Mul, _, Some(0)) => Some(i64c(0)),
+                (BinOp::Sub, _, _) if a == b => Some(i64c(0)),
+                _ => None,
+            }
+        }
+        PrimType::Bool => match (op, cb(a), cb(b)) {
+            (BinOp::LogAnd, Some(x), Some(y)) => Some(boolc(x && y)),
+            (BinOp::LogOr, Some(x), Some(y)) => Some(boolc(x || y)),
+            (BinOp::LogAnd, Some(true), _) | (BinOp::LogOr, Some(false), _) => Some(b),
+            (BinOp::LogAnd, _, Some(true)) | (BinOp::LogOr, _, Some(false)) => Some(a),
+            (BinOp::LogAnd, Some(false), _) | (BinOp::LogAnd, _, Some(false)) => Some(boolc(false)),
+            (BinOp::LogOr, Some(true), _) | (BinOp::LogOr, _, Some(true)) => Some(boolc(true)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The dim an `i64` atom denotes (`None` for a constant of another type).
 pub fn atom_dim(a: Atom) -> Option<Dim> {
     match a {
@@ -73,13 +133,23 @@ pub fn atom_dim(a: Atom) -> Option<Dim> {
 
 impl Builder {
     pub fn new() -> Builder {
-        Builder { names: Vec::new(), open: vec![Vec::new()], span: Span::DUMMY }
+        Builder { names: Vec::new(), generic: Vec::new(), open: vec![Vec::new()], span: Span::DUMMY }
     }
 
     pub fn fresh(&mut self, name: &str) -> Var {
         let v = Var(self.names.len() as u32);
         self.names.push(name.to_string());
+        self.generic.push(GENERIC_NAMES.contains(&name));
         v
+    }
+
+    /// Give a variable with a generic name (`t`, `sum`, ...) a source name instead.
+    pub fn rename_generic(&mut self, v: Var, name: &str) {
+        let i = v.0 as usize;
+        if self.generic.get(i) == Some(&true) {
+            self.names[i] = name.to_string();
+            self.generic[i] = false;
+        }
     }
 
     pub fn param(&mut self, name: &str, ty: Type) -> Param {
@@ -118,6 +188,16 @@ impl Builder {
         Body { stms, result }
     }
 
+    /// Drop bodies opened after `depth` was observed (after an error).
+    pub fn truncate(&mut self, depth: usize) {
+        self.open.truncate(depth.max(1));
+    }
+
+    /// Forget every open body (after an error in one top-level definition).
+    pub fn reset(&mut self) {
+        self.open = vec![Vec::new()];
+    }
+
     /// How many bodies are open (1 at the top).
     pub fn depth(&self) -> usize {
         self.open.len()
@@ -137,25 +217,13 @@ impl Builder {
     }
 
     // --- scalar helpers ------------------------------------------------------------------------
+    //
+    // These fold constants and a few identities on `i64` and `bool`, so sizes that are known
+    // statically stay constants in types (`[3]f32`, not `[n_7]f32`).
 
     pub fn binop(&mut self, op: BinOp, t: PrimType, a: Atom, b: Atom) -> Atom {
-        if let (
-            PrimType::Int(IntType::I64),
-            Atom::Const(PrimValue::I64(x)),
-            Atom::Const(PrimValue::I64(y)),
-        ) = (t, a, b)
-        {
-            let folded = match op {
-                BinOp::Add => Some(x.wrapping_add(y)),
-                BinOp::Sub => Some(x.wrapping_sub(y)),
-                BinOp::Mul => Some(x.wrapping_mul(y)),
-                BinOp::Max => Some(x.max(y)),
-                BinOp::Min => Some(x.min(y)),
-                _ => None,
-            };
-            if let Some(v) = folded {
-                return i64c(v);
-            }
+        if let Some(r) = fold_binop(op, t, a, b) {
+            return r;
         }
         let name = match op {
             BinOp::Add => "sum",
@@ -167,7 +235,17 @@ impl Builder {
     }
 
     pub fn cmp(&mut self, op: CmpOp, t: PrimType, a: Atom, b: Atom) -> Atom {
-        if let (Atom::Const(PrimValue::I64(x)), Atom::Const(PrimValue::I64(y))) = (a, b) {
+        let ints = match (a, b) {
+            (Atom::Const(x), Atom::Const(y)) if t == PrimType::I64 || t == PrimType::Bool => {
+                match (x.as_i128(), y.as_i128(), x.as_bool(), y.as_bool()) {
+                    (Some(x), Some(y), _, _) => Some((x, y)),
+                    (_, _, Some(x), Some(y)) => Some((x as i128, y as i128)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some((x, y)) = ints {
             let r = match op {
                 CmpOp::Eq => x == y,
                 CmpOp::Neq => x != y,
@@ -178,10 +256,29 @@ impl Builder {
             };
             return boolc(r);
         }
+        if a == b && matches!(t, PrimType::Int(_) | PrimType::Bool) {
+            match op {
+                CmpOp::Eq | CmpOp::Le | CmpOp::Ge => return boolc(true),
+                CmpOp::Neq | CmpOp::Lt | CmpOp::Gt => return boolc(false),
+            }
+        }
         Atom::Var(self.let1("c", Type::Prim(PrimType::Bool), Exp::Cmp(op, t, a, b)))
     }
 
     pub fn unop(&mut self, op: UnOp, t: PrimType, a: Atom) -> Atom {
+        if let Atom::Const(c) = a {
+            let folded = match (op, t, c.as_i128(), c.as_f64(), c.as_bool()) {
+                (UnOp::Neg, PrimType::Int(it), Some(v), _, _) => Some(PrimValue::int(it, -v)),
+                (UnOp::Neg, PrimType::Float(ft), _, Some(v), _) => Some(PrimValue::float(ft, -v)),
+                (UnOp::Not, PrimType::Bool, _, _, Some(b)) => Some(PrimValue::Bool(!b)),
+                (UnOp::Sgn, PrimType::Int(it), Some(v), _, _) => Some(PrimValue::int(it, v.signum())),
+                (UnOp::Abs, PrimType::Int(it), Some(v), _, _) => Some(PrimValue::int(it, v.abs())),
+                _ => None,
+            };
+            if let Some(v) = folded {
+                return Atom::Const(v);
+            }
+        }
         Atom::Var(self.let1("t", Type::Prim(t), Exp::UnOp(op, t, a)))
     }
 
@@ -189,12 +286,28 @@ impl Builder {
         if from == to {
             return a;
         }
-        if let (Atom::Const(c), PrimType::Int(IntType::I64)) = (a, to) {
-            if let Some(v) = c.as_i128() {
-                return i64c(v as i64);
+        if let Atom::Const(c) = a {
+            let folded = match (to, c.as_i128(), c.as_f64()) {
+                (PrimType::Int(it), Some(v), _) => Some(PrimValue::int(it, v)),
+                (PrimType::Float(ft), Some(v), _) => Some(PrimValue::float(ft, v as f64)),
+                (PrimType::Float(ft), _, Some(v)) => Some(PrimValue::float(ft, v)),
+                _ => None,
+            };
+            if let Some(v) = folded {
+                return Atom::Const(v);
             }
         }
         Atom::Var(self.let1("t", Type::Prim(to), Exp::Convert { from, to, arg: a }))
+    }
+
+    /// `if c then a else b` on scalars.
+    pub fn select(&mut self, c: Atom, a: Atom, b: Atom, t: PrimType) -> Atom {
+        match c {
+            Atom::Const(PrimValue::Bool(true)) => a,
+            Atom::Const(PrimValue::Bool(false)) => b,
+            _ if a == b => a,
+            _ => Atom::Var(self.let1("t", Type::Prim(t), Exp::Select(c, a, b))),
+        }
     }
 
     /// `a && b` on already computed booleans.
