@@ -19,14 +19,15 @@ pub type Name = String;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct NodeId(pub u32);
 
-#[derive(Clone, Debug)]
+/// Trees compare with `==` including spans and ids; `syntax::strip` normalises those first.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     pub decs: Vec<Dec>,
     /// One more than the largest `NodeId` in the tree.
     pub next_id: u32,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Dec {
     /// `def`, `entry` (and top-level `let`, which Futhark treats as `def`).
     Val(ValDec),
@@ -45,13 +46,13 @@ pub enum Liftedness {
 }
 
 /// `[n]` (a size parameter) or `'a` / `'~a` / `'^a` (a type parameter).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TypeParam {
     Size { name: Name, span: Span },
     Type { name: Name, liftedness: Liftedness, span: Span },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ValDec {
     pub entry: bool,
     pub name: Name,
@@ -65,7 +66,7 @@ pub struct ValDec {
     pub span: Span,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TypeDec {
     pub liftedness: Liftedness,
     pub name: Name,
@@ -77,13 +78,13 @@ pub struct TypeDec {
 // ---------------------------------------------------------------------------------------------
 // Type expressions (as written in source)
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TypeExp {
     pub kind: TypeExpKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TypeExpKind {
     Prim(PrimType),
     /// A type abbreviation or type parameter, with arguments: `t`, `vec [n] f32`, `pair i32 f32`.
@@ -104,14 +105,14 @@ pub enum TypeExpKind {
     Sum(Vec<(Name, Vec<TypeExp>)>),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TypeArg {
     Size(SizeExp),
     Type(TypeExp),
 }
 
 /// The `d` in `[d]t`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SizeExp {
     pub kind: SizeExpKind,
     pub span: Span,
@@ -128,14 +129,14 @@ pub enum SizeExpKind {
 // ---------------------------------------------------------------------------------------------
 // Patterns
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Pat {
     pub kind: PatKind,
     pub span: Span,
     pub id: NodeId,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum PatKind {
     Var(Name),
     Wildcard,
@@ -154,7 +155,7 @@ pub enum PatKind {
 // ---------------------------------------------------------------------------------------------
 // Expressions
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
@@ -173,7 +174,7 @@ pub enum Literal {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RangeEnd {
-    /// `a..b`: inclusive.
+    /// `a...b`: inclusive (Ogham also reads `a..b` so).
     Inclusive,
     /// `a..<b`.
     UpToExclusive,
@@ -181,7 +182,7 @@ pub enum RangeEnd {
     DownToExclusive,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum DimIndex {
     /// `a[i]`.
     Fix(Expr),
@@ -189,7 +190,7 @@ pub enum DimIndex {
     Slice { start: Option<Expr>, end: Option<Expr>, stride: Option<Expr> },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum LoopForm {
     /// `for i < n`.
     For { var: Name, var_span: Span, bound: Box<Expr> },
@@ -199,7 +200,7 @@ pub enum LoopForm {
     While(Box<Expr>),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RecordField {
     /// `f = e`.
     Explicit(Name, Expr),
@@ -207,7 +208,7 @@ pub enum RecordField {
     Implicit(Name, Expr),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Literal(Literal),
     /// A variable, possibly qualified by a numeric module (`f32.sqrt`).
@@ -217,7 +218,8 @@ pub enum ExprKind {
     Record(Vec<RecordField>),
     /// `[e1, e2, ...]`.
     ArrayLit(Vec<Expr>),
-    /// `start..end`, `start..second...end`, `start..<end`, `start..>end`.
+    /// `start...end`, `start..second...end`, `start..<end`, `start..>end` (and `start..end`,
+    /// read as `start...end`).
     Range {
         start: Box<Expr>,
         second: Option<Box<Expr>>,

@@ -1,0 +1,134 @@
+//! Declarations, whole programs, and error recovery between declarations.
+
+use super::{PResult, Parser};
+use crate::diag::Diagnostic;
+use crate::syntax::ast::*;
+use crate::syntax::lexer::{Kw, Tok};
+
+impl Parser<'_> {
+    /// A whole program. Errors are in `self.diags`; the declarations that parsed are returned.
+    pub fn program(&mut self) -> Vec<Dec> {
+        let mut decs = Vec::new();
+        while !self.at(&Tok::Eof) {
+            let start = self.pos;
+            match self.dec() {
+                Ok(d) => decs.push(d),
+                Err(_) => {
+                    if self.pos == start {
+                        self.bump();
+                    }
+                    self.recover();
+                }
+            }
+        }
+        decs
+    }
+
+    /// Skip to the next declaration keyword at column 1.
+    fn recover(&mut self) {
+        self.rec = 0;
+        self.negated = false;
+        while !self.at(&Tok::Eof) {
+            let at_dec = matches!(self.tok(), Tok::Kw(Kw::Def | Kw::Entry | Kw::Type | Kw::Let));
+            if at_dec && self.token().is_some_and(|t| t.col1) {
+                return;
+            }
+            self.bump();
+        }
+    }
+
+    fn dec(&mut self) -> PResult<Dec> {
+        let start = self.span();
+        let doc = self.token().and_then(|t| t.doc.clone());
+        match self.tok() {
+            Tok::Kw(Kw::Def | Kw::Let) => self.val_dec(false, doc).map(Dec::Val),
+            Tok::Kw(Kw::Entry) => self.val_dec(true, doc).map(Dec::Val),
+            Tok::Kw(Kw::Type) => self.type_dec().map(Dec::Type),
+            Tok::Kw(k @ (Kw::Module | Kw::Import | Kw::Open | Kw::Local | Kw::Include)) => {
+                let d =
+                    Diagnostic::parse(start, format!("unsupported: modules (`{}`)", k.as_str()))
+                        .with_hint("Ogham programs are single files without modules");
+                Err(self.report(d))
+            }
+            Tok::Kw(Kw::Val) => {
+                let d = Diagnostic::parse(
+                    start,
+                    "unsupported: `val` specifications outside module types",
+                );
+                Err(self.report(d))
+            }
+            _ => Err(self.expected("a declaration (`def`, `entry` or `type`)")),
+        }
+    }
+
+    fn val_dec(&mut self, entry: bool, doc: Option<String>) -> PResult<ValDec> {
+        let start = self.bump();
+        if self.at(&Tok::LParen) && matches!(self.tok_at(1), Tok::Op(_)) {
+            let d = Diagnostic::parse(self.span(), "unsupported: user-defined operators");
+            return Err(self.report(d));
+        }
+        let (name, name_span) = self.ident("a name")?;
+        let type_params = self.type_params()?;
+        let mut params = Vec::new();
+        while self.at_param_start() {
+            params.push(self.param_pat()?);
+        }
+        if matches!(self.tok(), Tok::Op(_)) && params.len() == 1 {
+            let d = Diagnostic::parse(self.span(), "unsupported: user-defined operators");
+            return Err(self.report(d));
+        }
+        let ret = if self.eat(&Tok::Colon) { Some(self.type_exp()?) } else { None };
+        if !self.at(&Tok::Equals) {
+            let what = if ret.is_some() { "`=`" } else { "a parameter, `:` or `=`" };
+            return Err(self.expected(what));
+        }
+        self.bump();
+        let body = self.exp()?;
+        let span = start.to(body.span);
+        Ok(ValDec { entry, name, name_span, type_params, params, ret, body, doc, span })
+    }
+
+    fn type_dec(&mut self) -> PResult<TypeDec> {
+        let start = self.bump();
+        let liftedness = if self.at_op("^") {
+            self.bump();
+            Liftedness::Lifted
+        } else if self.eat(&Tok::Tilde) {
+            Liftedness::SizeLifted
+        } else {
+            Liftedness::Unlifted
+        };
+        let (name, _) = self.ident("a type name")?;
+        let params = self.type_params()?;
+        self.expect(Tok::Equals, "`=`")?;
+        let def = self.type_exp()?;
+        let span = start.to(def.span);
+        Ok(TypeDec { liftedness, name, params, def, span })
+    }
+
+    /// A signature `'a [n] : t` (or just `t`); the caller checks that all input was read.
+    pub fn val_spec(&mut self) -> PResult<(Vec<TypeParam>, TypeExp)> {
+        // Type parameters are tried first; if no `:` follows them, the whole is a type (`[n]t`
+        // starts like a size parameter).
+        let diags = self.diags.len();
+        let pos = self.pos;
+        if let Ok(params) = self.type_params() {
+            if !params.is_empty() && self.eat(&Tok::Colon) {
+                let t = self.type_exp()?;
+                return Ok((params, t));
+            }
+        }
+        self.diags.truncate(diags);
+        self.pos = pos;
+        self.eat(&Tok::Colon);
+        Ok((Vec::new(), self.type_exp()?))
+    }
+
+    pub fn expect_eof(&mut self) -> PResult<()> {
+        if self.at(&Tok::Eof) {
+            Ok(())
+        } else {
+            Err(self.expected("end of input"))
+        }
+    }
+}

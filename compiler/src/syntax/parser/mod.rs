@@ -1,0 +1,355 @@
+//! The parser: tokens to the AST of `ast.rs`, by recursive descent with precedence climbing for
+//! binary operators (Futhark's precedence table, from its grammar).
+//!
+//! Errors are reported into `Parser::diags` where they are found; a function that cannot go on
+//! returns `Err(Reported)`, and the declaration parser then skips to the next top-level
+//! `def`/`entry`/`type`/`let` at column 1, so one run reports several errors. Recursion is bounded
+//! (`MAX_DEPTH`), and so is the depth of the tree built (also by loops, as in `a+b+c+...`), so
+//! that no later stage can overflow its stack on what the parser accepted.
+
+mod decl;
+pub(crate) mod expr;
+mod pat;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast::*;
+use crate::syntax::lexer::{Kw, Tok, Token};
+
+/// The deepest nesting of expressions (and of the trees built from them) the parser accepts.
+pub const MAX_DEPTH: u32 = 256;
+
+/// Marks a failure that has already been reported in `Parser::diags`.
+#[derive(Debug)]
+pub struct Reported;
+
+pub type PResult<T> = Result<T, Reported>;
+
+pub struct Parser<'a> {
+    src: &'a str,
+    base: u32,
+    toks: Vec<Token>,
+    pos: usize,
+    pub diags: Vec<Diagnostic>,
+    next_id: u32,
+    /// The tree depth of every node built so far, indexed by `NodeId`.
+    depths: Vec<u32>,
+    /// The current recursion depth of the parsing functions.
+    rec: u32,
+    /// Set while parsing the operand of a prefix `-`: a literal there may be `2^(bits-1)`.
+    negated: bool,
+}
+
+impl<'a> Parser<'a> {
+    pub fn new(src: &'a str, base: u32, toks: Vec<Token>) -> Parser<'a> {
+        Parser {
+            src,
+            base,
+            toks,
+            pos: 0,
+            diags: Vec::new(),
+            next_id: 0,
+            depths: Vec::new(),
+            rec: 0,
+            negated: false,
+        }
+    }
+
+    pub fn next_id(&self) -> u32 {
+        self.next_id
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Tokens
+
+    fn tok(&self) -> &Tok {
+        self.tok_at(0)
+    }
+
+    fn tok_at(&self, k: usize) -> &Tok {
+        let i = (self.pos + k).min(self.toks.len().saturating_sub(1));
+        self.toks.get(i).map_or(&Tok::Eof, |t| &t.tok)
+    }
+
+    fn token(&self) -> Option<&Token> {
+        self.toks.get(self.pos)
+    }
+
+    fn span(&self) -> Span {
+        self.token().map_or(Span::DUMMY, |t| t.span)
+    }
+
+    /// The end of the previous token (for spans of constructs ending there).
+    fn prev_end(&self) -> u32 {
+        if self.pos == 0 {
+            return self.base;
+        }
+        self.toks.get(self.pos - 1).map_or(self.base, |t| t.span.end)
+    }
+
+    fn span_from(&self, start: Span) -> Span {
+        Span { start: start.start, end: self.prev_end().max(start.start) }
+    }
+
+    fn bump(&mut self) -> Span {
+        let s = self.span();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        } else {
+            self.pos = self.toks.len().saturating_sub(1);
+        }
+        s
+    }
+
+    fn at(&self, t: &Tok) -> bool {
+        self.tok() == t
+    }
+
+    fn at_kw(&self, k: Kw) -> bool {
+        *self.tok() == Tok::Kw(k)
+    }
+
+    fn at_op(&self, op: &str) -> bool {
+        matches!(self.tok(), Tok::Op(o) if o == op)
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.at(t) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_kw(&mut self, k: Kw) -> bool {
+        self.eat(&Tok::Kw(k))
+    }
+
+    fn at_lbracket(&self) -> bool {
+        matches!(self.tok(), Tok::LBracket | Tok::IndexBracket)
+    }
+
+    /// How a token is named in "found X": its source text in backticks.
+    fn describe(&self, i: usize) -> String {
+        match self.toks.get(i) {
+            None => "end of input".into(),
+            Some(t) if t.tok == Tok::Eof => "end of input".into(),
+            Some(t) => {
+                let a = (t.span.start - self.base) as usize;
+                let b = (t.span.end - self.base) as usize;
+                match self.src.get(a..b) {
+                    Some(text) if text.chars().count() > 40 => {
+                        format!("`{}...`", text.chars().take(40).collect::<String>())
+                    }
+                    Some(text) => format!("`{text}`"),
+                    None => "a token".into(),
+                }
+            }
+        }
+    }
+
+    fn found(&self) -> String {
+        self.describe(self.pos)
+    }
+
+    fn report(&mut self, d: Diagnostic) -> Reported {
+        self.diags.push(d);
+        Reported
+    }
+
+    /// Report "expected X, found Y" at the current token.
+    fn expected(&mut self, what: &str) -> Reported {
+        let d = Diagnostic::parse(self.span(), format!("expected {what}, found {}", self.found()))
+            .with_label(format!("expected {what}"));
+        self.report(d)
+    }
+
+    fn expect(&mut self, t: Tok, what: &str) -> PResult<Span> {
+        if self.at(&t) {
+            Ok(self.bump())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn expect_kw(&mut self, k: Kw) -> PResult<Span> {
+        self.expect(Tok::Kw(k), &format!("`{}`", k.as_str()))
+    }
+
+    fn ident(&mut self, what: &str) -> PResult<(Name, Span)> {
+        match self.tok().clone() {
+            Tok::Ident(n) => Ok((n, self.bump())),
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Depth bounds and node construction
+
+    /// Enter one level of recursion; fails (reported) beyond `MAX_DEPTH`.
+    fn enter(&mut self) -> PResult<()> {
+        self.rec += 1;
+        if self.rec > MAX_DEPTH {
+            self.rec -= 1;
+            return Err(self.too_deep(self.span()));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.rec -= 1;
+    }
+
+    fn too_deep(&mut self, span: Span) -> Reported {
+        let d =
+            Diagnostic::parse(span, format!("nested too deeply (more than {MAX_DEPTH} levels)"))
+                .with_hint("split the expression with `let` bindings or separate functions");
+        self.report(d)
+    }
+
+    fn fresh(&mut self, depth: u32) -> NodeId {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.depths.push(depth);
+        NodeId(id)
+    }
+
+    fn depth_of(&self, id: NodeId) -> u32 {
+        self.depths.get(id.0 as usize).copied().unwrap_or(0)
+    }
+
+    fn mk_pat(&mut self, kind: PatKind, span: Span) -> PResult<Pat> {
+        let d = 1 + pat_children(&kind).map(|p| self.depth_of(p.id)).max().unwrap_or(0);
+        if d > MAX_DEPTH {
+            return Err(self.too_deep(span));
+        }
+        Ok(Pat { kind, span, id: self.fresh(d) })
+    }
+
+    fn mk(&mut self, kind: ExprKind, span: Span) -> PResult<Expr> {
+        let mut d = 0;
+        for_each_child(&kind, &mut |id| d = d.max(self.depth_of(id)));
+        let d = d + 1;
+        if d > MAX_DEPTH {
+            return Err(self.too_deep(span));
+        }
+        Ok(Expr { kind, span, id: self.fresh(d) })
+    }
+}
+
+fn pat_children(kind: &PatKind) -> Box<dyn Iterator<Item = &Pat> + '_> {
+    match kind {
+        PatKind::Var(_) | PatKind::Wildcard | PatKind::Literal(_) => Box::new(std::iter::empty()),
+        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => Box::new(ps.iter()),
+        PatKind::Record(fs) => Box::new(fs.iter().map(|(_, p)| p)),
+        PatKind::Ascribed(p, _) => Box::new(std::iter::once(&**p)),
+    }
+}
+
+/// Calls `f` with the id of every direct child node (expressions and patterns) of an expression.
+fn for_each_child(kind: &ExprKind, f: &mut dyn FnMut(NodeId)) {
+    let mut e = |e: &Expr| f(e.id);
+    match kind {
+        ExprKind::Literal(_)
+        | ExprKind::Var(_)
+        | ExprKind::OpSection(_)
+        | ExprKind::ProjectSection(_) => {}
+        ExprKind::Tuple(es) | ExprKind::ArrayLit(es) | ExprKind::Constr(_, es) => {
+            es.iter().for_each(e)
+        }
+        ExprKind::Record(fs) => fs.iter().for_each(|fl| match fl {
+            RecordField::Explicit(_, x) | RecordField::Implicit(_, x) => e(x),
+        }),
+        ExprKind::Range { start, second, end, .. } => {
+            e(start);
+            second.iter().for_each(|x| e(x));
+            e(end);
+        }
+        ExprKind::Project(x, _)
+        | ExprKind::Neg(x)
+        | ExprKind::Not(x)
+        | ExprKind::LeftSection(_, x)
+        | ExprKind::RightSection(_, x)
+        | ExprKind::Ascript(x, _)
+        | ExprKind::Coerce(x, _) => e(x),
+        ExprKind::Index(x, idx) => {
+            e(x);
+            dim_children(idx, &mut e);
+        }
+        ExprKind::Apply(a, b)
+        | ExprKind::BinOp { lhs: a, rhs: b, .. }
+        | ExprKind::Assert(a, b)
+        | ExprKind::RecordUpdate(a, _, b) => {
+            e(a);
+            e(b);
+        }
+        ExprKind::Lambda { params, body, .. } => {
+            params.iter().for_each(|p| f(p.id));
+            f(body.id);
+        }
+        ExprKind::If(a, b, c) => {
+            e(a);
+            e(b);
+            e(c);
+        }
+        ExprKind::Let { pat, rhs, body, .. } => {
+            f(pat.id);
+            f(rhs.id);
+            f(body.id);
+        }
+        ExprKind::LetFun { params, rhs, body, .. } => {
+            params.iter().for_each(|p| f(p.id));
+            f(rhs.id);
+            f(body.id);
+        }
+        ExprKind::LetWith { indices, value, body, .. } => {
+            dim_children(indices, &mut e);
+            e(value);
+            e(body);
+        }
+        ExprKind::Update(a, idx, b) => {
+            e(a);
+            dim_children(idx, &mut e);
+            e(b);
+        }
+        ExprKind::Loop { pat, init, form, body } => {
+            f(pat.id);
+            if let Some(i) = init {
+                f(i.id);
+            }
+            match form {
+                LoopForm::For { bound, .. } => f(bound.id),
+                LoopForm::ForIn(p, xs) => {
+                    f(p.id);
+                    f(xs.id);
+                }
+                LoopForm::While(c) => f(c.id),
+            }
+            f(body.id);
+        }
+        ExprKind::Match(x, cases) => {
+            f(x.id);
+            for (p, b) in cases {
+                f(p.id);
+                f(b.id);
+            }
+        }
+    }
+}
+
+fn dim_children(idx: &[DimIndex], e: &mut dyn FnMut(&Expr)) {
+    for d in idx {
+        match d {
+            DimIndex::Fix(x) => e(x),
+            DimIndex::Slice { start, end, stride } => {
+                for x in [start, end, stride].into_iter().flatten() {
+                    e(x);
+                }
+            }
+        }
+    }
+}

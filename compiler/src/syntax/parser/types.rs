@@ -1,0 +1,253 @@
+//! Type expressions, following Futhark's `TypeExp` / `TypeExpTerm` / `TypeExpAtom` layers.
+
+use super::{PResult, Parser};
+use crate::diag::{Diagnostic, Span};
+use crate::prim::PrimType;
+use crate::syntax::ast::*;
+use crate::syntax::lexer::Tok;
+
+impl Parser<'_> {
+    /// `TypeExp`: function types `t1 -> t2`, `(x: t1) -> t2`, and existentials `?[n].t`.
+    pub(super) fn type_exp(&mut self) -> PResult<TypeExp> {
+        self.enter()?;
+        let r = self.type_exp_inner();
+        self.leave();
+        r
+    }
+
+    fn type_exp_inner(&mut self) -> PResult<TypeExp> {
+        let start = self.span();
+        if self.at(&Tok::LParen)
+            && matches!(self.tok_at(1), Tok::Ident(_))
+            && *self.tok_at(2) == Tok::Colon
+        {
+            self.bump();
+            let (name, _) = self.ident("a parameter name")?;
+            self.bump();
+            let param = self.type_exp()?;
+            self.expect(Tok::RParen, "`)`")?;
+            self.expect_arrow()?;
+            let ret = self.type_exp()?;
+            let span = start.to(ret.span);
+            return Ok(TypeExp {
+                kind: TypeExpKind::Arrow(Some(name), Box::new(param), Box::new(ret)),
+                span,
+            });
+        }
+        if self.eat(&Tok::Question) {
+            let mut names = Vec::new();
+            while self.at_lbracket() {
+                self.bump();
+                names.push(self.ident("a size name")?.0);
+                self.expect(Tok::RBracket, "`]`")?;
+            }
+            if names.is_empty() {
+                return Err(self.expected("`[`"));
+            }
+            self.expect(Tok::Dot, "`.`")?;
+            let t = self.type_exp()?;
+            let span = start.to(t.span);
+            return Ok(TypeExp { kind: TypeExpKind::Exists(names, Box::new(t)), span });
+        }
+        let t = self.type_term()?;
+        if self.at(&Tok::Arrow) {
+            self.bump();
+            let ret = self.type_exp()?;
+            let span = t.span.to(ret.span);
+            return Ok(TypeExp {
+                kind: TypeExpKind::Arrow(None, Box::new(t), Box::new(ret)),
+                span,
+            });
+        }
+        Ok(t)
+    }
+
+    fn expect_arrow(&mut self) -> PResult<Span> {
+        if let Tok::Op(op) = self.tok() {
+            if op.starts_with("->") {
+                let d = Diagnostic::parse(self.span(), format!("expected `->`, found `{op}`"))
+                    .with_label("expected `->`")
+                    .with_hint("put a space after `->`");
+                return Err(self.report(d));
+            }
+        }
+        self.expect(Tok::Arrow, "`->`")
+    }
+
+    /// `TypeExpTerm`: uniqueness `*t`, sum types `#a t | #b`, and type application.
+    pub(super) fn type_term(&mut self) -> PResult<TypeExp> {
+        self.enter()?;
+        let r = self.type_term_inner();
+        self.leave();
+        r
+    }
+
+    fn type_term_inner(&mut self) -> PResult<TypeExp> {
+        let start = self.span();
+        if self.at_op("*") {
+            self.bump();
+            let t = self.type_term()?;
+            let span = start.to(t.span);
+            return Ok(TypeExp { kind: TypeExpKind::Unique(Box::new(t)), span });
+        }
+        if matches!(self.tok(), Tok::Constructor(_)) {
+            let mut clauses = Vec::new();
+            loop {
+                let Tok::Constructor(name) = self.tok().clone() else {
+                    return Err(self.expected("a constructor"));
+                };
+                self.bump();
+                let mut payload = Vec::new();
+                while self.at_type_atom_start() {
+                    payload.push(self.type_atom()?);
+                }
+                clauses.push((name, payload));
+                if !self.at_op("|") {
+                    break;
+                }
+                self.bump();
+            }
+            let span = self.span_from(start);
+            return Ok(TypeExp { kind: TypeExpKind::Sum(clauses), span });
+        }
+        // A name applied to arguments: `vec [n] f32`.
+        if let Tok::Ident(name) = self.tok().clone() {
+            if PrimType::from_name(&name).is_none() {
+                self.bump();
+                let mut args = Vec::new();
+                loop {
+                    if self.at_lbracket() {
+                        args.push(TypeArg::Size(self.size_exp()?));
+                    } else if self.at_type_atom_start() {
+                        args.push(TypeArg::Type(self.type_atom()?));
+                    } else {
+                        break;
+                    }
+                }
+                let span = self.span_from(start);
+                return Ok(TypeExp { kind: TypeExpKind::Named(name, args), span });
+            }
+        }
+        self.type_atom()
+    }
+
+    fn at_type_atom_start(&self) -> bool {
+        matches!(
+            self.tok(),
+            Tok::Ident(_) | Tok::LParen | Tok::LBrace | Tok::LBracket | Tok::IndexBracket
+        )
+    }
+
+    /// `TypeExpAtom`: names, tuples, records, parenthesised types, and arrays `[n]t`.
+    fn type_atom(&mut self) -> PResult<TypeExp> {
+        self.enter()?;
+        let r = self.type_atom_inner();
+        self.leave();
+        r
+    }
+
+    fn type_atom_inner(&mut self) -> PResult<TypeExp> {
+        let start = self.span();
+        let kind = match self.tok().clone() {
+            Tok::Ident(name) => {
+                self.bump();
+                match PrimType::from_name(&name) {
+                    Some(p) => TypeExpKind::Prim(p),
+                    None => TypeExpKind::Named(name, Vec::new()),
+                }
+            }
+            Tok::LBracket | Tok::IndexBracket => {
+                let d = self.size_exp()?;
+                let elem = self.type_term()?;
+                TypeExpKind::Array(d, Box::new(elem))
+            }
+            Tok::LParen => {
+                self.bump();
+                let mut elems = Vec::new();
+                let mut trailing_comma = false;
+                loop {
+                    if self.eat(&Tok::RParen) {
+                        break;
+                    }
+                    elems.push(self.type_exp()?);
+                    trailing_comma = self.eat(&Tok::Comma);
+                    if !trailing_comma {
+                        self.expect(Tok::RParen, "`,` or `)`")?;
+                        break;
+                    }
+                }
+                if elems.len() == 1 && !trailing_comma {
+                    let mut t = elems.pop().ok_or(super::Reported)?;
+                    t.span = self.span_from(start);
+                    return Ok(t);
+                }
+                TypeExpKind::Tuple(elems)
+            }
+            Tok::LBrace => {
+                self.bump();
+                let mut fields = Vec::new();
+                loop {
+                    if self.eat(&Tok::RBrace) {
+                        break;
+                    }
+                    let name = self.field_name()?;
+                    self.expect(Tok::Colon, "`:`")?;
+                    fields.push((name, self.type_exp()?));
+                    if !self.eat(&Tok::Comma) {
+                        self.expect(Tok::RBrace, "`,` or `}`")?;
+                        break;
+                    }
+                }
+                TypeExpKind::Record(fields)
+            }
+            _ => return Err(self.expected("a type")),
+        };
+        Ok(TypeExp { kind, span: self.span_from(start) })
+    }
+
+    /// `[n]`, `[3]` or `[]`. Other size expressions are reported as unsupported (and read as `[]`).
+    pub(super) fn size_exp(&mut self) -> PResult<SizeExp> {
+        let start = self.bump();
+        let kind = match self.tok().clone() {
+            Tok::RBracket => SizeExpKind::Any,
+            Tok::Ident(n) if *self.tok_at(1) == Tok::RBracket => {
+                self.bump();
+                SizeExpKind::Var(n)
+            }
+            Tok::Int { value, suffix: None | Some(crate::prim::IntType::I64), .. }
+                if *self.tok_at(1) == Tok::RBracket =>
+            {
+                self.bump();
+                SizeExpKind::Const(value as i64)
+            }
+            _ => {
+                let d = Diagnostic::parse(
+                    self.span(),
+                    "unsupported: size expressions other than a name or an integer constant",
+                )
+                .with_label("size arithmetic is not part of the type language yet")
+                .with_hint("use `[]` (an unknown size) and, where needed, a coercion `:>`");
+                self.diags.push(d);
+                self.skip_to_rbracket();
+                SizeExpKind::Any
+            }
+        };
+        self.expect(Tok::RBracket, "`]`")?;
+        Ok(SizeExp { kind, span: self.span_from(start) })
+    }
+
+    /// Skip to the `]` closing the current bracket (not consuming it).
+    fn skip_to_rbracket(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::Eof => return,
+                Tok::RBracket if depth == 0 => return,
+                Tok::RBracket => depth -= 1,
+                Tok::LBracket | Tok::IndexBracket => depth += 1,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+}
