@@ -3,7 +3,7 @@
 
 use crate::diag::Span;
 use crate::ir::*;
-use crate::prim::{IntType, PrimType, PrimValue};
+use crate::prim::{PrimType, PrimValue};
 
 /// Builds statements into a stack of open bodies.
 #[derive(Debug, Default)]
@@ -18,7 +18,8 @@ pub struct Builder {
 }
 
 /// Names lowering gives to temporaries; a source name bound to such a variable replaces it.
-const GENERIC_NAMES: &[&str] = &["t", "sum", "diff", "prod", "c", "r", "res", "tmp", "elem"];
+const GENERIC_NAMES: &[&str] =
+    &["t", "sum", "diff", "prod", "c", "r", "res", "tmp", "elem", "p", "d", "acc"];
 
 pub fn i64c(v: i64) -> Atom {
     Atom::Const(PrimValue::I64(v))
@@ -67,10 +68,10 @@ pub fn dim_atom(d: Dim) -> Atom {
     }
 }
 
-/// Constant folding and identities for `i64` arithmetic and `bool` logic.
+/// Constant folding and identities for integer arithmetic and `bool` logic.
 fn fold_binop(op: BinOp, t: PrimType, a: Atom, b: Atom) -> Option<Atom> {
     let ci = |x: Atom| match x {
-        Atom::Const(PrimValue::I64(v)) => Some(v),
+        Atom::Const(c) => c.as_i128(),
         _ => None,
     };
     let cb = |x: Atom| match x {
@@ -78,34 +79,31 @@ fn fold_binop(op: BinOp, t: PrimType, a: Atom, b: Atom) -> Option<Atom> {
         _ => None,
     };
     match t {
-        PrimType::Int(IntType::I64) => {
+        PrimType::Int(it) => {
+            let k = |v: i128| Atom::Const(PrimValue::int(it, v));
             if let (Some(x), Some(y)) = (ci(a), ci(b)) {
+                // Exact in i128, then wrapped to the type, as the interpreter computes it.
                 let v = match op {
-                    BinOp::Add => x.wrapping_add(y),
-                    BinOp::Sub => x.wrapping_sub(y),
+                    BinOp::Add => x + y,
+                    BinOp::Sub => x - y,
                     BinOp::Mul => x.wrapping_mul(y),
-                    BinOp::Quot if y != 0 => x.wrapping_div(y),
+                    BinOp::Quot if y != 0 => x / y,
+                    BinOp::Rem if y != 0 => x % y,
                     BinOp::Div if y != 0 => {
-                        let q = x.wrapping_div(y);
-                        if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
-                            q - 1
-                        } else {
-                            q
-                        }
+                        x.div_euclid(y) - i128::from(y < 0 && x.rem_euclid(y) != 0)
                     }
                     BinOp::Min => x.min(y),
                     BinOp::Max => x.max(y),
                     _ => return None,
                 };
-                return Some(i64c(v));
+                return Some(k(v));
             }
             match (op, ci(a), ci(b)) {
                 (BinOp::Add, Some(0), _) | (BinOp::Mul, Some(1), _) => Some(b),
-                (BinOp::Add | BinOp::Sub, _, Some(0)) | (BinOp::Mul | BinOp::Quot | BinOp::Div, _, Some(1)) => {
-                    Some(a)
-                }
-                (BinOp::Mul, Some(0), _) | (BinOp::Mul, _, Some(0)) => Some(i64c(0)),
-                (BinOp::Sub, _, _) if a == b => Some(i64c(0)),
+                (BinOp::Add | BinOp::Sub, _, Some(0))
+                | (BinOp::Mul | BinOp::Quot | BinOp::Div, _, Some(1)) => Some(a),
+                (BinOp::Mul, Some(0), _) | (BinOp::Mul, _, Some(0)) => Some(k(0)),
+                (BinOp::Sub, _, _) if a == b => Some(k(0)),
                 _ => None,
             }
         }
@@ -133,7 +131,12 @@ pub fn atom_dim(a: Atom) -> Option<Dim> {
 
 impl Builder {
     pub fn new() -> Builder {
-        Builder { names: Vec::new(), generic: Vec::new(), open: vec![Vec::new()], span: Span::DUMMY }
+        Builder {
+            names: Vec::new(),
+            generic: Vec::new(),
+            open: vec![Vec::new()],
+            span: Span::DUMMY,
+        }
     }
 
     pub fn fresh(&mut self, name: &str) -> Var {
@@ -235,8 +238,15 @@ impl Builder {
     }
 
     pub fn cmp(&mut self, op: CmpOp, t: PrimType, a: Atom, b: Atom) -> Atom {
+        if t == PrimType::Bool && op == CmpOp::Eq {
+            match (a, b) {
+                (x, Atom::Const(PrimValue::Bool(true)))
+                | (Atom::Const(PrimValue::Bool(true)), x) => return x,
+                _ => {}
+            }
+        }
         let ints = match (a, b) {
-            (Atom::Const(x), Atom::Const(y)) if t == PrimType::I64 || t == PrimType::Bool => {
+            (Atom::Const(x), Atom::Const(y)) if matches!(t, PrimType::Int(_) | PrimType::Bool) => {
                 match (x.as_i128(), y.as_i128(), x.as_bool(), y.as_bool()) {
                     (Some(x), Some(y), _, _) => Some((x, y)),
                     (_, _, Some(x), Some(y)) => Some((x as i128, y as i128)),
@@ -271,7 +281,9 @@ impl Builder {
                 (UnOp::Neg, PrimType::Int(it), Some(v), _, _) => Some(PrimValue::int(it, -v)),
                 (UnOp::Neg, PrimType::Float(ft), _, Some(v), _) => Some(PrimValue::float(ft, -v)),
                 (UnOp::Not, PrimType::Bool, _, _, Some(b)) => Some(PrimValue::Bool(!b)),
-                (UnOp::Sgn, PrimType::Int(it), Some(v), _, _) => Some(PrimValue::int(it, v.signum())),
+                (UnOp::Sgn, PrimType::Int(it), Some(v), _, _) => {
+                    Some(PrimValue::int(it, v.signum()))
+                }
                 (UnOp::Abs, PrimType::Int(it), Some(v), _, _) => Some(PrimValue::int(it, v.abs())),
                 _ => None,
             };

@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::builder::{array_ty, boolc, dim_atom, i64t, shape};
-use super::hoist::Subst;
+use super::rewrite::Subst;
 use super::sval::{Env, SVal};
 use super::{internal, unsupported, LResult, Lowerer};
 use crate::diag::Span;
@@ -25,7 +25,13 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(crate) fn lower_if(&mut self, c: &'a Expr, t: &'a Expr, f: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
+    pub(crate) fn lower_if(
+        &mut self,
+        c: &'a Expr,
+        t: &'a Expr,
+        f: &'a Expr,
+        env: &Env<'a>,
+    ) -> LResult<SVal<'a>> {
         let cv = self.expr(c, env)?;
         let (ca, _) = self.scalar(&cv, c.span)?;
         match ca {
@@ -40,7 +46,12 @@ impl<'a> Lowerer<'a> {
 
     /// Emit `if cond then .. else ..` from two lowered branches; dims on which the branches
     /// disagree (or that are computed inside them) become existential results.
-    fn join(&mut self, cond: Atom, then_b: (Body, SVal<'a>), else_b: (Body, SVal<'a>)) -> LResult<SVal<'a>> {
+    fn join(
+        &mut self,
+        cond: Atom,
+        then_b: (Body, SVal<'a>),
+        else_b: (Body, SVal<'a>),
+    ) -> LResult<SVal<'a>> {
         let span = self.b.span;
         let (mut tbody, tv) = then_b;
         let (mut ebody, ev) = else_b;
@@ -82,8 +93,10 @@ impl<'a> Lowerer<'a> {
             }
             leaf_types.push(array_ty(tt.elem(), dims));
         }
-        tbody.result = ex_pairs.iter().map(|(a, _)| dim_atom(*a)).chain(tl.iter().map(|(a, _)| *a)).collect();
-        ebody.result = ex_pairs.iter().map(|(_, b)| dim_atom(*b)).chain(el.iter().map(|(a, _)| *a)).collect();
+        tbody.result =
+            ex_pairs.iter().map(|(a, _)| dim_atom(*a)).chain(tl.iter().map(|(a, _)| *a)).collect();
+        ebody.result =
+            ex_pairs.iter().map(|(_, b)| dim_atom(*b)).chain(el.iter().map(|(a, _)| *a)).collect();
         let mut pat = ex_params;
         let mut leaves = Vec::new();
         for t in leaf_types {
@@ -112,7 +125,12 @@ impl<'a> Lowerer<'a> {
         self.match_cases(&v, cases, env)
     }
 
-    fn match_cases(&mut self, v: &SVal<'a>, cases: &'a [(Pat, Expr)], env: &Env<'a>) -> LResult<SVal<'a>> {
+    fn match_cases(
+        &mut self,
+        v: &SVal<'a>,
+        cases: &'a [(Pat, Expr)],
+        env: &Env<'a>,
+    ) -> LResult<SVal<'a>> {
         let Some(((p, body), rest)) = cases.split_first() else {
             return Err(internal(self.b.span, "`match` without cases"));
         };
@@ -170,11 +188,15 @@ impl<'a> Lowerer<'a> {
                 Ok(acc)
             }
             (PatKind::Literal(lit), SVal::Leaf(a, Type::Prim(t))) => {
-                let c = literal_value(lit, *t).ok_or_else(|| internal(span, "literal pattern type"))?;
+                let c =
+                    literal_value(lit, *t).ok_or_else(|| internal(span, "literal pattern type"))?;
                 Ok(self.b.cmp(CmpOp::Eq, *t, *a, Atom::Const(c)))
             }
             (PatKind::Constr(name, ps), SVal::Sum { ctors, tag, payloads }) => {
-                let k = ctors.iter().position(|c| c == name).ok_or_else(|| internal(span, "unknown constructor"))?;
+                let k = ctors
+                    .iter()
+                    .position(|c| c == name)
+                    .ok_or_else(|| internal(span, "unknown constructor"))?;
                 let SVal::Leaf(ta, _) = &**tag else { return Err(internal(span, "sum tag")) };
                 let kc = Atom::Const(PrimValue::int(IntType::I8, k as i128));
                 let mut acc = self.b.cmp(CmpOp::Eq, super::pat::TAG_TYPE, *ta, kc);
@@ -194,7 +216,10 @@ impl<'a> Lowerer<'a> {
         match (&p.kind, v) {
             (PatKind::Literal(_), _) => Ok(env.clone()),
             (PatKind::Constr(name, ps), SVal::Sum { ctors, payloads, .. }) => {
-                let k = ctors.iter().position(|c| c == name).ok_or_else(|| internal(p.span, "unknown constructor"))?;
+                let k = ctors
+                    .iter()
+                    .position(|c| c == name)
+                    .ok_or_else(|| internal(p.span, "unknown constructor"))?;
                 let payload = payloads.into_iter().nth(k).unwrap_or_default();
                 let mut env = env.clone();
                 for (p, v) in ps.iter().zip(payload) {
@@ -212,7 +237,8 @@ impl<'a> Lowerer<'a> {
             (PatKind::Record(fs), SVal::Record(mut vs)) => {
                 let mut env = env.clone();
                 for (n, p) in fs {
-                    let v = vs.remove(n).ok_or_else(|| internal(p.span, format!("no field `{n}`")))?;
+                    let v =
+                        vs.remove(n).ok_or_else(|| internal(p.span, format!("no field `{n}`")))?;
                     env = self.bind_refutable(p, v, &env)?;
                 }
                 Ok(env)
@@ -231,11 +257,18 @@ impl<'a> Lowerer<'a> {
     /// The current value of a loop pattern's variables (`loop (x, y) for ...` without `=`).
     fn pattern_value(&self, p: &'a Pat, env: &Env<'a>) -> LResult<SVal<'a>> {
         match &p.kind {
-            PatKind::Var(n) => env.lookup(n).cloned().ok_or_else(|| internal(p.span, format!("unknown variable `{n}`"))),
+            PatKind::Var(n) => env
+                .lookup(n)
+                .cloned()
+                .ok_or_else(|| internal(p.span, format!("unknown variable `{n}`"))),
             PatKind::Ascribed(inner, _) => self.pattern_value(inner, env),
-            PatKind::Tuple(ps) => Ok(SVal::Tuple(ps.iter().map(|p| self.pattern_value(p, env)).collect::<LResult<_>>()?)),
+            PatKind::Tuple(ps) => Ok(SVal::Tuple(
+                ps.iter().map(|p| self.pattern_value(p, env)).collect::<LResult<_>>()?,
+            )),
             PatKind::Record(fs) => Ok(SVal::Record(
-                fs.iter().map(|(n, p)| Ok((n.clone(), self.pattern_value(p, env)?))).collect::<LResult<_>>()?,
+                fs.iter()
+                    .map(|(n, p)| Ok((n.clone(), self.pattern_value(p, env)?)))
+                    .collect::<LResult<_>>()?,
             )),
             _ => Err(unsupported(p.span, "this loop pattern without an initial value")),
         }
@@ -275,7 +308,10 @@ impl<'a> Lowerer<'a> {
                 let Some((_, t)) = leaves.first() else {
                     return Err(unsupported(xs.span, "`for ... in` over an array of empty tuples"));
                 };
-                let w = shape(t).first().map(|d| dim_atom(*d)).ok_or_else(|| internal(span, "`for in` over a scalar"))?;
+                let w = shape(t)
+                    .first()
+                    .map(|d| dim_atom(*d))
+                    .ok_or_else(|| internal(span, "`for in` over a scalar"))?;
                 Form::ForIn { p, xs: xv, w }
             }
             SLoopForm::While(c) => {
@@ -314,7 +350,9 @@ impl<'a> Lowerer<'a> {
             inner_leaves.push((Atom::Var(p.var), t));
             params.push((p, *a));
         }
-        let inner = init_v.rebuild(&mut inner_leaves.into_iter()).ok_or_else(|| internal(span, "loop shape"))?;
+        let inner = init_v
+            .rebuild(&mut inner_leaves.into_iter())
+            .ok_or_else(|| internal(span, "loop shape"))?;
 
         let mark = self.b.depth();
         self.b.open();
@@ -323,7 +361,8 @@ impl<'a> Lowerer<'a> {
             let (i, lform) = match &f {
                 Form::For { var, bound, it } => {
                     let i = self.b.fresh(var);
-                    env_b = env_b.bind(var, SVal::Leaf(Atom::Var(i), Type::Prim(PrimType::Int(*it))));
+                    env_b =
+                        env_b.bind(var, SVal::Leaf(Atom::Var(i), Type::Prim(PrimType::Int(*it))));
                     (i, LoopForm::For { i, it: *it, bound: *bound })
                 }
                 Form::ForIn { p, xs, w } => {
@@ -384,7 +423,8 @@ impl<'a> Lowerer<'a> {
         loop {
             let found = params.iter().enumerate().take(first_value).find(|(k, (p, init))| {
                 Some(p.var) != cond_param
-                    && (body.result.get(*k) == Some(&Atom::Var(p.var)) || body.result.get(*k) == Some(init))
+                    && (body.result.get(*k) == Some(&Atom::Var(p.var))
+                        || body.result.get(*k) == Some(init))
             });
             let Some((k, _)) = found else { break };
             let (p, init) = params.remove(k);
@@ -401,7 +441,7 @@ impl<'a> Lowerer<'a> {
         let mut rename: HashMap<Var, Dim> = HashMap::new();
         let mut leaves = Vec::new();
         for (k, (p, _)) in params.iter().enumerate() {
-            let t = super::hoist::subst_type_dims(&p.ty, &rename);
+            let t = super::rewrite::subst_type_dims(&p.ty, &rename);
             let q = self.b.param(if k < first_value { "d" } else { "r" }, t.clone());
             rename.insert(p.var, Dim::Var(q.var));
             if k >= first_value {

@@ -44,7 +44,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An integer scalar as an `i64` atom (indices and sizes may have any integer type).
-    pub(crate) fn to_i64(&mut self, v: &SVal<'a>, span: Span) -> LResult<Atom> {
+    pub(crate) fn int_to_i64(&mut self, v: &SVal<'a>, span: Span) -> LResult<Atom> {
         let (a, t) = self.scalar(v, span)?;
         match t {
             PrimType::Int(_) => Ok(self.b.convert(t, PrimType::I64, a)),
@@ -212,7 +212,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The value of a name: a local, a top-level definition or an intrinsic.
-    pub(crate) fn lookup(&mut self, name: &str, ty: SType, env: &Env<'a>, span: Span) -> LResult<SVal<'a>> {
+    pub(crate) fn lookup(
+        &mut self,
+        name: &str,
+        ty: SType,
+        env: &Env<'a>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         if let Some(v) = env.lookup(name) {
             return Ok(v.clone());
         }
@@ -270,7 +276,10 @@ impl<'a> Lowerer<'a> {
             let b = self.expr(rhs, env)?;
             return self.binop_vals(op, a, b, span);
         }
-        let ty = arrow(self.node_type(lhs, env)?, arrow(self.node_type(rhs, env)?, self.node_type(e, env)?));
+        let ty = arrow(
+            self.node_type(lhs, env)?,
+            arrow(self.node_type(rhs, env)?, self.node_type(e, env)?),
+        );
         let f = self.lookup(op, ty, env, span)?;
         let a = self.expr(lhs, env)?;
         let b = self.expr(rhs, env)?;
@@ -279,7 +288,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `a && b` / `a || b`: `b` is evaluated only when needed.
-    fn short_circuit(&mut self, and: bool, lhs: &'a Expr, rhs: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
+    fn short_circuit(
+        &mut self,
+        and: bool,
+        lhs: &'a Expr,
+        rhs: &'a Expr,
+        env: &Env<'a>,
+    ) -> LResult<SVal<'a>> {
         let av = self.expr(lhs, env)?;
         let (a, _) = self.scalar(&av, lhs.span)?;
         let mark = self.b.depth();
@@ -318,7 +333,12 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(crate) fn apply_fun(&mut self, f: Rc<SFun<'a>>, x: SVal<'a>, span: Span) -> LResult<SVal<'a>> {
+    pub(crate) fn apply_fun(
+        &mut self,
+        f: Rc<SFun<'a>>,
+        x: SVal<'a>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         let (g, mut args) = match &*f {
             SFun::Partial { f: g, args } => (g.clone(), args.clone()),
             _ => (f.clone(), Vec::new()),
@@ -332,7 +352,12 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Apply a function to several arguments in turn.
-    pub(crate) fn apply_args(&mut self, f: &SVal<'a>, args: Vec<SVal<'a>>, span: Span) -> LResult<SVal<'a>> {
+    pub(crate) fn apply_args(
+        &mut self,
+        f: &SVal<'a>,
+        args: Vec<SVal<'a>>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         let mut cur = f.clone();
         for a in args {
             cur = self.apply_val(cur, a, span)?;
@@ -437,7 +462,9 @@ impl<'a> Lowerer<'a> {
         if es.is_empty() {
             let t = self.node_type(e, env)?;
             let row = match &t {
-                SType::Array { shape, elem, .. } => SType::array_of(shape[1..].to_vec(), (**elem).clone()),
+                SType::Array { shape, elem, .. } => {
+                    SType::array_of(shape[1..].to_vec(), (**elem).clone())
+                }
                 _ => return Err(internal(span, "array literal of non-array type")),
             };
             let shapes = leaf_shapes(None, &row).map_err(|m| unsupported(span, m))?;
@@ -463,8 +490,10 @@ impl<'a> Lowerer<'a> {
             let elem_ty = per[0][k].1.clone();
             let mut elems = Vec::new();
             for (j, ls) in per.iter().enumerate() {
-                let (a, t) = ls.get(k).cloned().ok_or_else(|| internal(span, "array literal element"))?;
-                let a = if j == 0 { a } else { self.coerce_leaf(a, &t, &elem_ty, "array element")? };
+                let (a, t) =
+                    ls.get(k).cloned().ok_or_else(|| internal(span, "array literal element"))?;
+                let a =
+                    if j == 0 { a } else { self.coerce_leaf(a, &t, &elem_ty, "array element")? };
                 elems.push(a);
             }
             let ty = builder::outer_ty(Dim::Const(es.len() as i64), &elem_ty);
@@ -563,9 +592,13 @@ impl<'a> Lowerer<'a> {
         let sign64 = self.b.convert(t, PrimType::I64, sign);
         let pos_step = self.b.binop(BinOp::Mul, PrimType::I64, step64, sign64);
         // Rounding-up division of a non-negative distance by a positive step.
-        let num = self.b.binop(BinOp::Add, PrimType::I64, distance, pos_step);
-        let num = self.b.binop(BinOp::Sub, PrimType::I64, num, i64c(1));
-        let n = self.b.binop(BinOp::Quot, PrimType::I64, num, pos_step);
+        let n = if pos_step == i64c(1) {
+            distance
+        } else {
+            let num = self.b.binop(BinOp::Add, PrimType::I64, distance, pos_step);
+            let num = self.b.binop(BinOp::Sub, PrimType::I64, num, i64c(1));
+            self.b.binop(BinOp::Quot, PrimType::I64, num, pos_step)
+        };
         let d = atom_dim(n).ok_or_else(|| internal(span, "range length"))?;
         let ty = Type::Array { elem: t, shape: vec![d] };
         let v = self.b.let1("t", ty.clone(), Exp::Iota { n, start: s, step, it });
@@ -574,7 +607,12 @@ impl<'a> Lowerer<'a> {
 
     /// The IR indices for `idxs` on an array of shape `dims`, with Futhark's slice rules and
     /// bounds checks for slices (plain indices are checked by `Index` itself).
-    fn dim_indices(&mut self, dims: &[Dim], idxs: &'a [ast::DimIndex], env: &Env<'a>) -> LResult<Vec<DimIndex>> {
+    fn dim_indices(
+        &mut self,
+        dims: &[Dim],
+        idxs: &'a [ast::DimIndex],
+        env: &Env<'a>,
+    ) -> LResult<Vec<DimIndex>> {
         let span = self.b.span;
         if idxs.len() > dims.len() {
             return Err(internal(span, "too many indices"));
@@ -584,17 +622,15 @@ impl<'a> Lowerer<'a> {
         let mut vals: Vec<Atom> = Vec::new();
         let mut ok = boolc(true);
         let mut any_slice = false;
+        let mut fixed: Vec<(Atom, Atom)> = Vec::new();
         let i64p = PrimType::I64;
         for (di, d) in idxs.iter().zip(dims) {
             let w = dim_atom(*d);
             match di {
                 ast::DimIndex::Fix(x) => {
                     let v = self.expr(x, env)?;
-                    let a = self.to_i64(&v, x.span)?;
-                    let lo = self.b.cmp(CmpOp::Le, i64p, i64c(0), a);
-                    let hi = self.b.cmp(CmpOp::Lt, i64p, a, w);
-                    let c = self.b.and(lo, hi);
-                    ok = self.b.and(ok, c);
+                    let a = self.int_to_i64(&v, x.span)?;
+                    fixed.push((a, w));
                     parts.push("{}".into());
                     vals.push(a);
                     out.push(DimIndex::Fix(a));
@@ -605,7 +641,7 @@ impl<'a> Lowerer<'a> {
                         match x {
                             Some(x) => {
                                 let v = l.expr(x, env)?;
-                                Ok(Some(l.to_i64(&v, x.span)?))
+                                Ok(Some(l.int_to_i64(&v, x.span)?))
                             }
                             None => Ok(None),
                         }
@@ -658,6 +694,22 @@ impl<'a> Lowerer<'a> {
                         ),
                         v_now,
                     );
+                    if s == i64c(1) {
+                        // The common forward slice: `i <= j <= w`, or empty.
+                        let n = self.b.binop(BinOp::Sub, i64p, j, i);
+                        let empty = self.b.cmp(CmpOp::Eq, i64p, n, i64c(0));
+                        let a = self.b.cmp(CmpOp::Le, i64p, i64c(0), i);
+                        let b = self.b.cmp(CmpOp::Le, i64p, i, j);
+                        let c = self.b.cmp(CmpOp::Le, i64p, j, w);
+                        let x = self.b.and(a, b);
+                        let x = self.b.and(x, c);
+                        let c = self.b.binop(BinOp::LogOr, PrimType::Bool, empty, x);
+                        ok = self.b.and(ok, c);
+                        parts.push(text);
+                        vals.extend(svals);
+                        out.push(DimIndex::Slice { start: i, len: n, stride: s });
+                        continue;
+                    }
                     let jmi = self.b.binop(BinOp::Sub, i64p, j, i);
                     let adj = self.b.binop(BinOp::Sub, i64p, s, sign);
                     let num = self.b.binop(BinOp::Add, i64p, jmi, adj);
@@ -693,11 +745,21 @@ impl<'a> Lowerer<'a> {
             }
         }
         if any_slice {
+            // Plain indices are checked together with the slices, for one message.
+            for (a, w) in fixed {
+                let lo = self.b.cmp(CmpOp::Le, i64p, i64c(0), a);
+                let hi = self.b.cmp(CmpOp::Lt, i64p, a, w);
+                let c = self.b.and(lo, hi);
+                ok = self.b.and(ok, c);
+            }
             let shape_holes: String = dims[..idxs.len()].iter().map(|_| "[{}]").collect();
             vals.extend(dims[..idxs.len()].iter().map(|d| dim_atom(*d)));
             self.b.assert(
                 ok,
-                format!("index [{}] out of bounds for array of shape {shape_holes}", parts.join(", ")),
+                format!(
+                    "index [{}] out of bounds for array of shape {shape_holes}",
+                    parts.join(", ")
+                ),
                 vals,
             );
         }
@@ -717,7 +779,12 @@ impl<'a> Lowerer<'a> {
         array_ty(t.elem(), out)
     }
 
-    fn index(&mut self, arr: SVal<'a>, idxs: &'a [ast::DimIndex], env: &Env<'a>) -> LResult<SVal<'a>> {
+    fn index(
+        &mut self,
+        arr: SVal<'a>,
+        idxs: &'a [ast::DimIndex],
+        env: &Env<'a>,
+    ) -> LResult<SVal<'a>> {
         let leaves = arr.leaves();
         let Some((_, t0)) = leaves.first() else { return Ok(arr) };
         let dims = shape(t0).to_vec();
@@ -759,7 +826,8 @@ impl<'a> Lowerer<'a> {
             let Atom::Var(av) = a else { return Err(internal(span, "updating a constant")) };
             let slot = Self::indexed_type(&t, &idx);
             let x = self.coerce_leaf(x, &xt, &slot, "the written value")?;
-            let r = self.b.let1("t", t.clone(), Exp::Update { arr: av, idx: idx.clone(), value: x });
+            let r =
+                self.b.let1("t", t.clone(), Exp::Update { arr: av, idx: idx.clone(), value: x });
             new.push((Atom::Var(r), t));
         }
         arr.rebuild(&mut new.into_iter()).ok_or_else(|| internal(span, "updated value shape"))
@@ -767,7 +835,13 @@ impl<'a> Lowerer<'a> {
 
     // --- operators -------------------------------------------------------------------------
 
-    pub(crate) fn binop_vals(&mut self, op: &str, a: SVal<'a>, b: SVal<'a>, span: Span) -> LResult<SVal<'a>> {
+    pub(crate) fn binop_vals(
+        &mut self,
+        op: &str,
+        a: SVal<'a>,
+        b: SVal<'a>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         match op {
             "|>" => self.apply_val(b, a, span),
             "<|" => self.apply_val(a, b, span),
@@ -834,10 +908,16 @@ impl<'a> Lowerer<'a> {
             }
             let td = atom_dim(total).ok_or_else(|| internal(span, "array size"))?;
             let flat = Type::Array { elem, shape: vec![td] };
-            let xv = self.b.var_of(x, tx, "t");
-            let yv = self.b.var_of(y, ty, "t");
-            let xf = self.b.let1("t", flat.clone(), Exp::Reshape { arr: xv, shape: vec![td] });
-            let yf = self.b.let1("t", flat.clone(), Exp::Reshape { arr: yv, shape: vec![td] });
+            let mut flatten = |a: Atom, t: &Type| {
+                let v = self.b.var_of(a, t, "t");
+                if shape(t) == [td] {
+                    v
+                } else {
+                    self.b.let1("t", flat.clone(), Exp::Reshape { arr: v, shape: vec![td] })
+                }
+            };
+            let xf = flatten(x, tx);
+            let yf = flatten(y, ty);
             let p = self.b.param("x", Type::Prim(elem));
             let q = self.b.param("y", Type::Prim(elem));
             let lam = self.b.lambda::<super::Diagnostic>(vec![p, q], |b, ps| {
@@ -850,7 +930,13 @@ impl<'a> Lowerer<'a> {
             let r = self.b.let1(
                 "all",
                 Type::Prim(PrimType::Bool),
-                Exp::Reduce { w: total, lam: all, neutral: vec![boolc(true)], arrs: vec![eqs], commutative: true },
+                Exp::Reduce {
+                    w: total,
+                    lam: all,
+                    neutral: vec![boolc(true)],
+                    arrs: vec![eqs],
+                    commutative: true,
+                },
             );
             Ok(Atom::Var(r))
         })();
@@ -869,7 +955,11 @@ impl<'a> Lowerer<'a> {
         }
         let bool_t = Type::Prim(PrimType::Bool);
         let else_body = crate::ir::Body { stms: Vec::new(), result: vec![boolc(false)] };
-        let v = self.b.let1("eq", bool_t.clone(), Exp::If { cond: same, then_body, else_body, ret: vec![bool_t] });
+        let v = self.b.let1(
+            "eq",
+            bool_t.clone(),
+            Exp::If { cond: same, then_body, else_body, ret: vec![bool_t] },
+        );
         Ok(Atom::Var(v))
     }
 
@@ -880,7 +970,11 @@ impl<'a> Lowerer<'a> {
         let q = self.b.param("b", bool_t.clone());
         let (pv, qv) = (p.var, q.var);
         self.b.open();
-        let r = self.b.let1("t", bool_t.clone(), Exp::BinOp(BinOp::LogAnd, PrimType::Bool, Atom::Var(pv), Atom::Var(qv)));
+        let r = self.b.let1(
+            "t",
+            bool_t.clone(),
+            Exp::BinOp(BinOp::LogAnd, PrimType::Bool, Atom::Var(pv), Atom::Var(qv)),
+        );
         let body = self.b.close(vec![Atom::Var(r)]);
         crate::ir::Lambda { params: vec![p, q], body, ret: vec![bool_t] }
     }
@@ -888,13 +982,24 @@ impl<'a> Lowerer<'a> {
     // --- sums ------------------------------------------------------------------------------
 
     /// `#name e1 e2`: a sum value with this constructor's payload and placeholders for the rest.
-    fn constr(&mut self, name: &str, es: &'a [Expr], e: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
+    fn constr(
+        &mut self,
+        name: &str,
+        es: &'a [Expr],
+        e: &'a Expr,
+        env: &Env<'a>,
+    ) -> LResult<SVal<'a>> {
         let span = e.span;
         let t = self.node_type(e, env)?;
-        let SType::Sum(cs) = &t else { return Err(internal(span, "constructor of a non-sum type")) };
+        let SType::Sum(cs) = &t else {
+            return Err(internal(span, "constructor of a non-sum type"));
+        };
         let args: Vec<SVal<'a>> = es.iter().map(|x| self.expr(x, env)).collect::<LResult<_>>()?;
         let ctors: Vec<String> = cs.keys().cloned().collect();
-        let tag = ctors.iter().position(|c| c == name).ok_or_else(|| internal(span, "unknown constructor"))?;
+        let tag = ctors
+            .iter()
+            .position(|c| c == name)
+            .ok_or_else(|| internal(span, "unknown constructor"))?;
         if ctors.len() > 127 {
             return Err(unsupported(span, "sum types with more than 127 constructors"));
         }
@@ -919,7 +1024,12 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Some value of type `t` (zeros; arrays of zeros with the sizes in scope, or empty).
-    pub(crate) fn placeholder(&mut self, t: &SType, env: &Env<'a>, span: Span) -> LResult<SVal<'a>> {
+    pub(crate) fn placeholder(
+        &mut self,
+        t: &SType,
+        env: &Env<'a>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         let shapes = leaf_shapes(None, t).map_err(|m| unsupported(span, m))?;
         let mut leaves = Vec::new();
         for (elem, dims) in shapes {
@@ -933,7 +1043,8 @@ impl<'a> Lowerer<'a> {
                 leaves.push((Atom::Var(v), ty));
             }
         }
-        super::pat::build_sval(t, &mut leaves.into_iter()).ok_or_else(|| internal(span, "placeholder shape"))
+        super::pat::build_sval(t, &mut leaves.into_iter())
+            .ok_or_else(|| internal(span, "placeholder shape"))
     }
 }
 
@@ -944,7 +1055,9 @@ fn arrow(from: SType, to: SType) -> SType {
 /// `v.f`: a record field or a tuple component.
 pub(crate) fn project<'a>(v: SVal<'a>, f: &str, span: Span) -> LResult<SVal<'a>> {
     match v {
-        SVal::Record(mut fs) => fs.remove(f).ok_or_else(|| internal(span, format!("no field `{f}`"))),
+        SVal::Record(mut fs) => {
+            fs.remove(f).ok_or_else(|| internal(span, format!("no field `{f}`")))
+        }
         SVal::Tuple(mut vs) => {
             let i: usize = f.parse().map_err(|_| internal(span, format!("no field `{f}`")))?;
             if i < vs.len() {
@@ -968,7 +1081,8 @@ fn record_update<'a>(r: SVal<'a>, path: &[String], v: SVal<'a>, span: Span) -> L
         }
         SVal::Tuple(mut vs) => {
             let i: usize = f.parse().map_err(|_| internal(span, format!("no field `{f}`")))?;
-            let old = vs.get(i).cloned().ok_or_else(|| internal(span, format!("no field `{f}`")))?;
+            let old =
+                vs.get(i).cloned().ok_or_else(|| internal(span, format!("no field `{f}`")))?;
             vs[i] = record_update(old, rest, v, span)?;
             Ok(SVal::Tuple(vs))
         }
@@ -978,9 +1092,5 @@ fn record_update<'a>(r: SVal<'a>, path: &[String], v: SVal<'a>, span: Span) -> L
 
 /// The assertion message's description of a condition (message holes escaped).
 fn describe(e: &Expr) -> String {
-    match &e.kind {
-        ExprKind::Var(n) => format!("`{n}`"),
-        _ => "condition".to_string(),
-    }
-    .replace("{}", "{ }")
+    crate::syntax::printer::print_expr(e).replace("{}", "{ }")
 }

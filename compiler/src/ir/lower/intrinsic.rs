@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::builder::{array_ty, atom_dim, boolc, dim_atom, i64c, i64t, outer_ty, row_ty, shape};
-use super::hoist;
+use super::rewrite;
 use super::sval::SVal;
 use super::{internal, unsupported, LResult, Lowerer};
 use crate::diag::Span;
@@ -18,7 +18,9 @@ use crate::prim::{PrimType, PrimValue};
 pub fn arity(name: &str) -> Option<usize> {
     static TABLE: OnceLock<HashMap<String, usize>> = OnceLock::new();
     TABLE
-        .get_or_init(|| intrinsics::all().into_iter().map(|i| (i.name, sig_arity(&i.sig))).collect())
+        .get_or_init(|| {
+            intrinsics::all().into_iter().map(|i| (i.name, sig_arity(&i.sig))).collect()
+        })
         .get(name)
         .copied()
 }
@@ -57,9 +59,15 @@ fn sig_arity(sig: &str) -> usize {
 
 impl<'a> Lowerer<'a> {
     /// Call an intrinsic with all its arguments.
-    pub(crate) fn intrinsic(&mut self, name: &str, args: Vec<SVal<'a>>, span: Span) -> LResult<SVal<'a>> {
+    pub(crate) fn intrinsic(
+        &mut self,
+        name: &str,
+        args: Vec<SVal<'a>>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         let mut it = args.into_iter();
-        let mut arg = || it.next().ok_or_else(|| internal(span, format!("too few arguments to `{name}`")));
+        let mut arg =
+            || it.next().ok_or_else(|| internal(span, format!("too few arguments to `{name}`")));
         match name {
             "map" => {
                 let f = arg()?;
@@ -92,11 +100,15 @@ impl<'a> Lowerer<'a> {
             }
             "hist" => {
                 let (op, ne, k, is, vs) = (arg()?, arg()?, arg()?, arg()?, arg()?);
-                let k = self.to_i64(&k, span)?;
+                let k = self.int_to_i64(&k, span)?;
                 let kd = atom_dim(k).ok_or_else(|| internal(span, "histogram size"))?;
                 let mut f = |a: Atom, t: &Type| -> LResult<(Atom, Type)> {
                     let ty = outer_ty(kd, t);
-                    let v = self.b.let1("hist", ty.clone(), Exp::Replicate { shape: vec![kd], value: a });
+                    let v = self.b.let1(
+                        "hist",
+                        ty.clone(),
+                        Exp::Replicate { shape: vec![kd], value: a },
+                    );
                     Ok((Atom::Var(v), ty))
                 };
                 let dest = ne.map_leaves(&mut f)?;
@@ -109,7 +121,7 @@ impl<'a> Lowerer<'a> {
             "unzip" | "unzip3" | "unzip4" | "unzip5" => arg(),
             "iota" => {
                 let n = arg()?;
-                let n = self.to_i64(&n, span)?;
+                let n = self.int_to_i64(&n, span)?;
                 let d = atom_dim(n).ok_or_else(|| internal(span, "iota size"))?;
                 let ty = Type::Array { elem: PrimType::I64, shape: vec![d] };
                 let v = self.b.let1(
@@ -121,7 +133,7 @@ impl<'a> Lowerer<'a> {
             }
             "replicate" => {
                 let (n, x) = (arg()?, arg()?);
-                let n = self.to_i64(&n, span)?;
+                let n = self.int_to_i64(&n, span)?;
                 let d = atom_dim(n).ok_or_else(|| internal(span, "replicate size"))?;
                 self.replicate(d, &x)
             }
@@ -149,7 +161,8 @@ impl<'a> Lowerer<'a> {
                     if sh.len() < 2 {
                         return Err(internal(span, "flatten of a rank-1 array"));
                     }
-                    let n = self.b.binop(BinOp::Mul, PrimType::I64, dim_atom(sh[0]), dim_atom(sh[1]));
+                    let n =
+                        self.b.binop(BinOp::Mul, PrimType::I64, dim_atom(sh[0]), dim_atom(sh[1]));
                     let mut new = vec![atom_dim(n).ok_or_else(|| internal(span, "size"))?];
                     new.extend_from_slice(&sh[2..]);
                     let ty = array_ty(t.elem(), new.clone());
@@ -161,18 +174,22 @@ impl<'a> Lowerer<'a> {
             }
             "unflatten" => {
                 let (n, m, a) = (arg()?, arg()?, arg()?);
-                let n = self.to_i64(&n, span)?;
-                let m = self.to_i64(&m, span)?;
+                let n = self.int_to_i64(&n, span)?;
+                let m = self.int_to_i64(&m, span)?;
                 let nm = self.b.binop(BinOp::Mul, PrimType::I64, n, m);
                 let mut checked = false;
                 let mut f = |a: Atom, t: &Type| -> LResult<(Atom, Type)> {
                     let sh = shape(t).to_vec();
-                    let p = sh.first().copied().ok_or_else(|| internal(span, "unflatten of a scalar"))?;
+                    let p = sh
+                        .first()
+                        .copied()
+                        .ok_or_else(|| internal(span, "unflatten of a scalar"))?;
                     if !checked {
                         let ok = self.b.cmp(CmpOp::Eq, PrimType::I64, nm, dim_atom(p));
                         self.b.assert(
                             ok,
-                            "size mismatch: cannot unflatten an array of {} elements into [{}][{}]".into(),
+                            "size mismatch: cannot unflatten an array of {} elements into [{}][{}]"
+                                .into(),
                             vec![dim_atom(p), n, m],
                         );
                         checked = true;
@@ -214,12 +231,20 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The outer size of an array value and its leaves' variables.
-    fn array_leaves(&mut self, xs: &SVal<'a>, what: &str, span: Span) -> LResult<(Atom, Vec<Var>, Vec<Type>)> {
+    fn array_leaves(
+        &mut self,
+        xs: &SVal<'a>,
+        what: &str,
+        span: Span,
+    ) -> LResult<(Atom, Vec<Var>, Vec<Type>)> {
         let leaves = xs.leaves();
         let Some((_, t0)) = leaves.first() else {
             return Err(unsupported(span, format!("`{what}` over an array of empty tuples")));
         };
-        let w = shape(t0).first().map(|d| dim_atom(*d)).ok_or_else(|| internal(span, "array expected"))?;
+        let w = shape(t0)
+            .first()
+            .map(|d| dim_atom(*d))
+            .ok_or_else(|| internal(span, "array expected"))?;
         let mut vars = Vec::new();
         let mut tys = Vec::new();
         for (a, t) in leaves {
@@ -235,20 +260,39 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn make_lambda(
         &mut self,
         rows: &[SVal<'a>],
-        expected: Option<&[Type]>,
+        expected: Option<(&[Type], &str)>,
         span: Span,
         body: impl FnOnce(&mut Self, Vec<SVal<'a>>) -> LResult<SVal<'a>>,
     ) -> LResult<(Lambda, SVal<'a>)> {
+        self.try_lambda(rows, expected, span, body)?.ok_or_else(|| {
+            unsupported(
+                span,
+                "a function whose result size depends on its argument (an irregular array)",
+            )
+        })
+    }
+
+    /// As `make_lambda`, but `None` when a result size depends on the parameters.
+    fn try_lambda(
+        &mut self,
+        rows: &[SVal<'a>],
+        expected: Option<(&[Type], &str)>,
+        span: Span,
+        body: impl FnOnce(&mut Self, Vec<SVal<'a>>) -> LResult<SVal<'a>>,
+    ) -> LResult<Option<(Lambda, SVal<'a>)>> {
         let mut params: Vec<Param> = Vec::new();
         let mut args = Vec::new();
         for row in rows {
             let mut ls = Vec::new();
             for (_, t) in row.leaves() {
-                let p = self.b.param("x", t.clone());
+                let p = self.b.param("p", t.clone());
                 ls.push((Atom::Var(p.var), t));
                 params.push(p);
             }
-            args.push(row.rebuild(&mut ls.into_iter()).ok_or_else(|| internal(span, "lambda parameters"))?);
+            args.push(
+                row.rebuild(&mut ls.into_iter())
+                    .ok_or_else(|| internal(span, "lambda parameters"))?,
+            );
         }
         let mark = self.b.depth();
         self.b.open();
@@ -260,9 +304,9 @@ impl<'a> Lowerer<'a> {
             let mut atoms = Vec::new();
             let mut tys = Vec::new();
             for (k, (a, t)) in r.leaves().into_iter().enumerate() {
-                match expected.and_then(|e| e.get(k)) {
-                    Some(want) => {
-                        let a = self.coerce_leaf(a, &t, want, "the operator's result")?;
+                match expected.and_then(|(e, what)| Some((e.get(k)?, what))) {
+                    Some((want, what)) => {
+                        let a = self.coerce_leaf(a, &t, want, what)?;
                         atoms.push(a);
                         tys.push(want.clone());
                     }
@@ -298,24 +342,35 @@ impl<'a> Lowerer<'a> {
             }
         }
         if !needed.is_empty() {
-            match hoist::hoist(&mut lam_body, &params, &needed) {
+            match rewrite::hoist(&mut lam_body, &params, &needed) {
                 Ok(stms) => self.b.current_mut().extend(stms),
-                Err(_) => {
-                    return Err(unsupported(
-                        span,
-                        "a function whose result size depends on its argument in `map` (an irregular array)",
-                    ));
-                }
+                Err(_) => return Ok(None),
             }
         }
-        Ok((Lambda { params, body: lam_body, ret }, r))
+        Ok(Some((Lambda { params, body: lam_body, ret }, r)))
     }
 
     fn map(&mut self, f: &SVal<'a>, xs: &SVal<'a>, span: Span) -> LResult<SVal<'a>> {
         let (w, arrs, tys) = self.array_leaves(xs, "map", span)?;
         let arrs = self.align_outer(arrs, &tys, w, "map")?;
         let row = self.row_template(xs)?;
-        let (lam, r) = self.make_lambda(&[row], None, span, |l, args| l.apply_args(f, args, span))?;
+        let (lam, r) =
+            match self.try_lambda(std::slice::from_ref(&row), None, span, |l, args| {
+                l.apply_args(f, args, span)
+            })? {
+                Some(x) => x,
+                None => {
+                    // The result's size is computed per element: take it from the first element, and
+                    // check every other element against it (an irregular array is a size error).
+                    let want = self.first_result_shape(f, xs, w, span)?;
+                    self.make_lambda(
+                        &[row],
+                        Some((&want, "a row of the `map` result")),
+                        span,
+                        |l, args| l.apply_args(f, args, span),
+                    )?
+                }
+            };
         let wd = atom_dim(w).ok_or_else(|| internal(span, "map width"))?;
         let mut pat = Vec::new();
         let mut leaves = Vec::new();
@@ -329,6 +384,68 @@ impl<'a> Lowerer<'a> {
         r.rebuild(&mut leaves.into_iter()).ok_or_else(|| internal(span, "map result"))
     }
 
+    /// The types of `f`'s result on the first element of `xs` (all sizes 0 when `xs` is empty),
+    /// with the sizes computed from that element bound outside.
+    fn first_result_shape(
+        &mut self,
+        f: &SVal<'a>,
+        xs: &SVal<'a>,
+        w: Atom,
+        span: Span,
+    ) -> LResult<Vec<Type>> {
+        let empty = self.b.cmp(CmpOp::Eq, PrimType::I64, w, i64c(0));
+        let mark = self.b.depth();
+        self.b.open();
+        let r = (|| -> LResult<SVal<'a>> {
+            let x0 = self.index_leaves(xs, &[DimIndex::Fix(i64c(0))])?;
+            self.apply_args(f, vec![x0], span)
+        })();
+        let r0 = match r {
+            Ok(r) => r,
+            Err(e) => {
+                self.b.truncate(mark);
+                return Err(e);
+            }
+        };
+        let mut else_body = self.b.close(Vec::new());
+        let inner: std::collections::HashSet<Var> =
+            else_body.stms.iter().flat_map(|s| s.pat.iter().map(|p| p.var)).collect();
+        let mut pat = Vec::new();
+        let mut then_res = Vec::new();
+        let mut out = Vec::new();
+        for (_, t) in r0.leaves() {
+            let mut dims = Vec::new();
+            for d in shape(&t) {
+                match d {
+                    Dim::Var(v) if inner.contains(v) => {
+                        let p = self.b.param("d", i64t());
+                        dims.push(Dim::Var(p.var));
+                        else_body.result.push(Atom::Var(*v));
+                        then_res.push(i64c(0));
+                        pat.push(p);
+                    }
+                    _ => dims.push(*d),
+                }
+            }
+            out.push(array_ty(t.elem(), dims));
+        }
+        if empty == boolc(false) {
+            // A non-empty array: the first element's sizes directly.
+            let map: std::collections::HashMap<Var, Atom> =
+                pat.iter().zip(&else_body.result).map(|(p, a)| (p.var, *a)).collect();
+            self.b.current_mut().extend(else_body.stms);
+            let s = rewrite::Subst(&map);
+            for t in &mut out {
+                s.ty(t);
+            }
+            return Ok(out);
+        }
+        let then_body = Body { stms: Vec::new(), result: then_res };
+        let ret: Vec<Type> = pat.iter().map(|p| p.ty.clone()).collect();
+        self.b.push(pat, Exp::If { cond: empty, then_body, else_body, ret });
+        Ok(out)
+    }
+
     /// The element of an array value: its leaves' row types (atoms are placeholders).
     fn row_template(&mut self, xs: &SVal<'a>) -> LResult<SVal<'a>> {
         let mut f = |a: Atom, t: &Type| -> LResult<(Atom, Type)> { Ok((a, row_ty(t))) };
@@ -337,7 +454,13 @@ impl<'a> Lowerer<'a> {
 
     /// Reshape leaves whose outer size is not syntactically `w` (after a check) so one SOAC
     /// can take them together.
-    fn align_outer(&mut self, arrs: Vec<Var>, tys: &[Type], w: Atom, what: &str) -> LResult<Vec<Var>> {
+    fn align_outer(
+        &mut self,
+        arrs: Vec<Var>,
+        tys: &[Type],
+        w: Atom,
+        what: &str,
+    ) -> LResult<Vec<Var>> {
         let wd = atom_dim(w).ok_or_else(|| internal(self.b.span, "width"))?;
         let mut out = Vec::new();
         for (v, t) in arrs.into_iter().zip(tys) {
@@ -374,9 +497,12 @@ impl<'a> Lowerer<'a> {
         for ((a, t), want) in ne.leaves().into_iter().zip(&row_tys) {
             neutral.push(self.coerce_leaf(a, &t, want, "the neutral element")?);
         }
-        let (lam, _) = self.make_lambda(&[row.clone(), row.clone()], Some(&row_tys), span, |l, args| {
-            l.apply_args(op, args, span)
-        })?;
+        let (lam, _) = self.make_lambda(
+            &[row.clone(), row.clone()],
+            Some((&row_tys, "the operator's result")),
+            span,
+            |l, args| l.apply_args(op, args, span),
+        )?;
         let wd = atom_dim(w).ok_or_else(|| internal(span, "width"))?;
         let mut pat = Vec::new();
         let mut leaves = Vec::new();
@@ -401,13 +527,23 @@ impl<'a> Lowerer<'a> {
         let q = self.b.param("b", i64t());
         let (pv, qv) = (p.var, q.var);
         self.b.open();
-        let r = self.b.let1("t", i64t(), Exp::BinOp(BinOp::Add, PrimType::I64, Atom::Var(pv), Atom::Var(qv)));
+        let r = self.b.let1(
+            "t",
+            i64t(),
+            Exp::BinOp(BinOp::Add, PrimType::I64, Atom::Var(pv), Atom::Var(qv)),
+        );
         let body = self.b.close(vec![Atom::Var(r)]);
         Lambda { params: vec![p, q], body, ret: vec![i64t()] }
     }
 
     /// Flags (1 where `p` holds), their inclusive prefix sums, and the total count.
-    fn flags_offsets(&mut self, p: &SVal<'a>, xs: &SVal<'a>, what: &str, span: Span) -> LResult<(Atom, Vec<Var>, Var, Var, Atom)> {
+    fn flags_offsets(
+        &mut self,
+        p: &SVal<'a>,
+        xs: &SVal<'a>,
+        what: &str,
+        span: Span,
+    ) -> LResult<(Atom, Vec<Var>, Var, Var, Atom)> {
         let (w, arrs, tys) = self.array_leaves(xs, what, span)?;
         let arrs = self.align_outer(arrs, &tys, w, what)?;
         let wd = atom_dim(w).ok_or_else(|| internal(span, "width"))?;
@@ -430,16 +566,28 @@ impl<'a> Lowerer<'a> {
         let empty = self.b.cmp(CmpOp::Eq, PrimType::I64, w, i64c(0));
         let count = if empty == boolc(false) {
             let last = self.b.binop(BinOp::Sub, PrimType::I64, w, i64c(1));
-            Atom::Var(self.b.let1("count", i64t(), Exp::Index { arr: offsets, idx: vec![DimIndex::Fix(last)] }))
+            Atom::Var(self.b.let1(
+                "count",
+                i64t(),
+                Exp::Index { arr: offsets, idx: vec![DimIndex::Fix(last)] },
+            ))
         } else if empty == boolc(true) {
             i64c(0)
         } else {
             self.b.open();
             let last = self.b.binop(BinOp::Sub, PrimType::I64, w, i64c(1));
-            let c = self.b.let1("count", i64t(), Exp::Index { arr: offsets, idx: vec![DimIndex::Fix(last)] });
+            let c = self.b.let1(
+                "count",
+                i64t(),
+                Exp::Index { arr: offsets, idx: vec![DimIndex::Fix(last)] },
+            );
             let else_body = self.b.close(vec![Atom::Var(c)]);
             let then_body = Body { stms: Vec::new(), result: vec![i64c(0)] };
-            Atom::Var(self.b.let1("count", i64t(), Exp::If { cond: empty, then_body, else_body, ret: vec![i64t()] }))
+            Atom::Var(self.b.let1(
+                "count",
+                i64t(),
+                Exp::If { cond: empty, then_body, else_body, ret: vec![i64t()] },
+            ))
         };
         Ok((w, arrs, flags, offsets, count))
     }
@@ -450,7 +598,11 @@ impl<'a> Lowerer<'a> {
         let mut sh = vec![n];
         sh.extend_from_slice(shape(&row));
         let ty = array_ty(t.elem(), sh.clone());
-        self.b.let1("blank", ty, Exp::Replicate { shape: sh, value: Atom::Const(PrimValue::zero(t.elem())) })
+        self.b.let1(
+            "blank",
+            ty,
+            Exp::Replicate { shape: sh, value: Atom::Const(PrimValue::zero(t.elem())) },
+        )
     }
 
     fn filter(&mut self, p: &SVal<'a>, xs: &SVal<'a>, span: Span) -> LResult<SVal<'a>> {
@@ -474,7 +626,11 @@ impl<'a> Lowerer<'a> {
             let mut sh = vec![cd];
             sh.extend_from_slice(&shape(&t)[1..]);
             let ty = array_ty(t.elem(), sh);
-            let r = self.b.let1("filtered", ty.clone(), Exp::Scatter { dest, idx: vec![idx], vals: *v, w });
+            let r = self.b.let1(
+                "filtered",
+                ty.clone(),
+                Exp::Scatter { dest, idx: vec![idx], vals: *v, w },
+            );
             leaves.push((Atom::Var(r), ty));
         }
         xs.rebuild(&mut leaves.into_iter()).ok_or_else(|| internal(span, "filter result"))
@@ -502,7 +658,8 @@ impl<'a> Lowerer<'a> {
             let r = b.select(keep, pos, fpos, PrimType::I64);
             Ok((vec![r], vec![i64t()]))
         })?;
-        let idx = self.b.let1("dest_idx", idx_t, Exp::Map { w, lam, arrs: vec![flags, offsets, iota] });
+        let idx =
+            self.b.let1("dest_idx", idx_t, Exp::Map { w, lam, arrs: vec![flags, offsets, iota] });
         let rest = self.b.binop(BinOp::Sub, PrimType::I64, w, count);
         let cd = atom_dim(count).ok_or_else(|| internal(span, "count"))?;
         let rd = atom_dim(rest).ok_or_else(|| internal(span, "count"))?;
@@ -510,7 +667,8 @@ impl<'a> Lowerer<'a> {
         let mut falses = Vec::new();
         for (v, (_, t)) in arrs.iter().zip(xs.leaves()) {
             let dest = self.blank(wd, &t);
-            let r = self.b.let1("parts", t.clone(), Exp::Scatter { dest, idx: vec![idx], vals: *v, w });
+            let r =
+                self.b.let1("parts", t.clone(), Exp::Scatter { dest, idx: vec![idx], vals: *v, w });
             let inner = &shape(&t)[1..];
             let mut ts = vec![cd];
             ts.extend_from_slice(inner);
@@ -518,7 +676,10 @@ impl<'a> Lowerer<'a> {
             let tv = self.b.let1(
                 "trues",
                 tt.clone(),
-                Exp::Index { arr: r, idx: vec![DimIndex::Slice { start: i64c(0), len: count, stride: i64c(1) }] },
+                Exp::Index {
+                    arr: r,
+                    idx: vec![DimIndex::Slice { start: i64c(0), len: count, stride: i64c(1) }],
+                },
             );
             let mut fs = vec![rd];
             fs.extend_from_slice(inner);
@@ -526,17 +687,29 @@ impl<'a> Lowerer<'a> {
             let fv = self.b.let1(
                 "falses",
                 ft.clone(),
-                Exp::Index { arr: r, idx: vec![DimIndex::Slice { start: count, len: rest, stride: i64c(1) }] },
+                Exp::Index {
+                    arr: r,
+                    idx: vec![DimIndex::Slice { start: count, len: rest, stride: i64c(1) }],
+                },
             );
             trues.push((Atom::Var(tv), tt));
             falses.push((Atom::Var(fv), ft));
         }
-        let t = xs.rebuild(&mut trues.into_iter()).ok_or_else(|| internal(span, "partition result"))?;
-        let f = xs.rebuild(&mut falses.into_iter()).ok_or_else(|| internal(span, "partition result"))?;
+        let t =
+            xs.rebuild(&mut trues.into_iter()).ok_or_else(|| internal(span, "partition result"))?;
+        let f = xs
+            .rebuild(&mut falses.into_iter())
+            .ok_or_else(|| internal(span, "partition result"))?;
         Ok(SVal::Tuple(vec![t, f]))
     }
 
-    fn scatter(&mut self, dest: SVal<'a>, is: SVal<'a>, vs: SVal<'a>, span: Span) -> LResult<SVal<'a>> {
+    fn scatter(
+        &mut self,
+        dest: SVal<'a>,
+        is: SVal<'a>,
+        vs: SVal<'a>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         let (w, idx, idx_tys) = self.array_leaves(&is, "scatter", span)?;
         let idx = self.align_outer(idx, &idx_tys, w, "scatter")?;
         let wd = atom_dim(w).ok_or_else(|| internal(span, "width"))?;
@@ -552,7 +725,11 @@ impl<'a> Lowerer<'a> {
             let v = self.coerce_leaf(v, &vt, &want, "the scattered values")?;
             let vals = self.b.var_of(v, &want, "t");
             let dest = self.b.var_of(d, &dt, "t");
-            let r = self.b.let1("scattered", dt.clone(), Exp::Scatter { dest, idx: idx.clone(), vals, w });
+            let r = self.b.let1(
+                "scattered",
+                dt.clone(),
+                Exp::Scatter { dest, idx: idx.clone(), vals, w },
+            );
             leaves.push((Atom::Var(r), dt));
         }
         dest.rebuild(&mut leaves.into_iter()).ok_or_else(|| internal(span, "scatter result"))
@@ -584,9 +761,12 @@ impl<'a> Lowerer<'a> {
         for ((a, t), want) in ne.leaves().into_iter().zip(&row_tys) {
             neutral.push(self.coerce_leaf(a, &t, want, "the neutral element")?);
         }
-        let (lam, _) = self.make_lambda(&[row.clone(), row], Some(&row_tys), span, |l, args| {
-            l.apply_args(op, args, span)
-        })?;
+        let (lam, _) = self.make_lambda(
+            &[row.clone(), row],
+            Some((&row_tys, "the operator's result")),
+            span,
+            |l, args| l.apply_args(op, args, span),
+        )?;
         let mut dests = Vec::new();
         let mut pat = Vec::new();
         let mut leaves = Vec::new();
@@ -609,7 +789,10 @@ impl<'a> Lowerer<'a> {
                 out.push(a);
                 continue;
             };
-            let d = shape(t0).first().map(|d| dim_atom(*d)).ok_or_else(|| internal(span, "zip of a scalar"))?;
+            let d = shape(t0)
+                .first()
+                .map(|d| dim_atom(*d))
+                .ok_or_else(|| internal(span, "zip of a scalar"))?;
             match w {
                 None => {
                     w = Some(d);
@@ -618,7 +801,11 @@ impl<'a> Lowerer<'a> {
                 Some(w0) if w0 == d => out.push(a),
                 Some(w0) => {
                     let ok = self.b.cmp(CmpOp::Eq, PrimType::I64, w0, d);
-                    self.b.assert(ok, "size mismatch: `zip` of arrays of lengths {} and {}".into(), vec![w0, d]);
+                    self.b.assert(
+                        ok,
+                        "size mismatch: `zip` of arrays of lengths {} and {}".into(),
+                        vec![w0, d],
+                    );
                     let wd = atom_dim(w0).ok_or_else(|| internal(span, "width"))?;
                     let mut f = |x: Atom, t: &Type| -> LResult<(Atom, Type)> {
                         let mut sh = shape(t).to_vec();
@@ -652,8 +839,14 @@ impl<'a> Lowerer<'a> {
         }
         let Some((_, x0)) = xl.first() else { return Ok(xs.clone()) };
         let Some((_, y0)) = yl.first() else { return Ok(xs.clone()) };
-        let n = shape(x0).first().map(|d| dim_atom(*d)).ok_or_else(|| internal(span, "concat of a scalar"))?;
-        let m = shape(y0).first().map(|d| dim_atom(*d)).ok_or_else(|| internal(span, "concat of a scalar"))?;
+        let n = shape(x0)
+            .first()
+            .map(|d| dim_atom(*d))
+            .ok_or_else(|| internal(span, "concat of a scalar"))?;
+        let m = shape(y0)
+            .first()
+            .map(|d| dim_atom(*d))
+            .ok_or_else(|| internal(span, "concat of a scalar"))?;
         let len = self.b.binop(BinOp::Add, PrimType::I64, n, m);
         let ld = atom_dim(len).ok_or_else(|| internal(span, "concat size"))?;
         let mut leaves = Vec::new();
@@ -670,7 +863,11 @@ impl<'a> Lowerer<'a> {
             let mut sh = shape(&xt).to_vec();
             sh[0] = ld;
             let ty = array_ty(xt.elem(), sh);
-            let v = self.b.let1("concat", ty.clone(), Exp::Concat { axis: 0, arrs: vec![xv, yv], len: ld });
+            let v = self.b.let1(
+                "concat",
+                ty.clone(),
+                Exp::Concat { axis: 0, arrs: vec![xv, yv], len: ld },
+            );
             leaves.push((Atom::Var(v), ty));
         }
         xs.rebuild(&mut leaves.into_iter()).ok_or_else(|| internal(span, "concat result"))

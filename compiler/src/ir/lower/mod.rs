@@ -21,10 +21,10 @@
 pub mod builder;
 mod control;
 mod expr;
-mod hoist;
 mod intrinsic;
 mod ops;
 mod pat;
+mod rewrite;
 pub mod sval;
 
 use std::collections::{HashMap, HashSet};
@@ -36,7 +36,7 @@ use crate::prim::PrimType;
 use crate::syntax::ast::{Dec, NodeId, Pat, PatKind, ValDec};
 use crate::types::{CheckedProgram, Size, Type as SType};
 use builder::{i64t, Builder};
-use sval::{has_arrow, match_type, split_arrows, Env, SFun, SVal};
+use sval::{has_arrow, match_type, split_arrows, Env, SVal};
 
 /// Lower a checked program to the core IR.
 pub fn lower(checked: &CheckedProgram) -> Result<Program, Vec<Diagnostic>> {
@@ -150,9 +150,15 @@ impl<'a> Lowerer<'a> {
         let mut funs = Vec::new();
         for f in self.funs {
             match f {
-                Some(f) => funs.push(f),
+                Some(mut f) => {
+                    rewrite::dce(&mut f.body);
+                    funs.push(f)
+                }
                 None => {
-                    return Err(vec![internal(Span::DUMMY, "a function instance was not completed")]);
+                    return Err(vec![internal(
+                        Span::DUMMY,
+                        "a function instance was not completed",
+                    )]);
                 }
             }
         }
@@ -186,7 +192,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Guard recursion depth around `f`.
-    pub(crate) fn nested<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> LResult<T>) -> LResult<T> {
+    pub(crate) fn nested<T>(
+        &mut self,
+        span: Span,
+        f: impl FnOnce(&mut Self) -> LResult<T>,
+    ) -> LResult<T> {
         if self.depth >= MAX_DEPTH {
             return Err(unsupported(span, "expression or call chain nested too deeply"));
         }
@@ -296,15 +306,13 @@ impl<'a> Lowerer<'a> {
         let mut params = Vec::new();
         let mut slot_vars = Vec::new();
         for (name, _) in &layout.slots {
-            let p = self.b.param(name, i64t());
+            let p = self.b.param(if is_source_name(name) { name } else { "d" }, i64t());
             slot_vars.push(p.var);
             params.push(p);
         }
         let mut env = Env::top_level(dec, tsubst);
         for ((name, _), var) in layout.slots.iter().zip(&slot_vars) {
-            if !name.is_empty() && !name.contains('\'') {
-                env = env.bind(name, SVal::Leaf(Atom::Var(*var), i64t()));
-            }
+            env = env.bind(name, SVal::Leaf(Atom::Var(*var), i64t()));
         }
         let mut args = Vec::new();
         for (k, leaves) in layout.params.iter().enumerate() {
@@ -329,7 +337,8 @@ impl<'a> Lowerer<'a> {
                 ir_leaves.push((Atom::Var(p.var), p.ty.clone()));
                 params.push(p);
             }
-            let ty = inst_params.get(k).copied().ok_or_else(|| internal(v.span, "parameter count"))?;
+            let ty =
+                inst_params.get(k).copied().ok_or_else(|| internal(v.span, "parameter count"))?;
             let val = pat::build_sval(ty, &mut ir_leaves.into_iter())
                 .ok_or_else(|| internal(v.span, "parameter shape"))?;
             args.push(val);
@@ -346,7 +355,11 @@ impl<'a> Lowerer<'a> {
 
     /// Close the open function body returning `leaves`: dims that are not parameters become
     /// existential results, returned first.
-    fn close_fun_body(&mut self, params: &[Param], leaves: Vec<(Atom, Type)>) -> (Body, Vec<Type>, usize) {
+    fn close_fun_body(
+        &mut self,
+        params: &[Param],
+        leaves: Vec<(Atom, Type)>,
+    ) -> (Body, Vec<Type>, usize) {
         let pvars: HashSet<Var> = params.iter().map(|p| p.var).collect();
         let mut ex: Vec<Var> = Vec::new();
         for (_, t) in &leaves {
@@ -383,8 +396,8 @@ impl<'a> Lowerer<'a> {
         }
         let mut params = Vec::new();
         for (k, it) in inst.iter().enumerate() {
-            let shapes = pat::leaf_shapes(raw.get(k).copied(), it)
-                .map_err(|m| unsupported(v.span, m))?;
+            let shapes =
+                pat::leaf_shapes(raw.get(k).copied(), it).map_err(|m| unsupported(v.span, m))?;
             let mut leaves = Vec::new();
             for (elem, dims) in shapes {
                 let mut ds = Vec::new();
@@ -413,7 +426,12 @@ impl<'a> Lowerer<'a> {
 
     /// Call an instance: compute its size arguments from the arguments' shapes (checking that
     /// sizes the definition names alike agree), then apply it.
-    fn call_instance(&mut self, inst: &Instance<'a>, args: Vec<SVal<'a>>, span: Span) -> LResult<SVal<'a>> {
+    fn call_instance(
+        &mut self,
+        inst: &Instance<'a>,
+        args: Vec<SVal<'a>>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         let layout = &inst.layout;
         let mut slot_atoms: Vec<Option<Atom>> = vec![None; layout.slots.len()];
         for (s, (_, vp)) in layout.slots.iter().enumerate() {
@@ -460,7 +478,9 @@ impl<'a> Lowerer<'a> {
                     .iter()
                     .map(|d| match d {
                         DimSrc::Const(c) => Dim::Const(*c),
-                        DimSrc::Slot(s) => builder::atom_dim(call_args[*s]).unwrap_or(Dim::Const(0)),
+                        DimSrc::Slot(s) => {
+                            builder::atom_dim(call_args[*s]).unwrap_or(Dim::Const(0))
+                        }
                     })
                     .collect();
                 let want_ty = builder::array_ty(*elem, want);
@@ -468,9 +488,11 @@ impl<'a> Lowerer<'a> {
                 call_args.push(a);
             }
         }
-        let f = self.funs.get(inst.fun).and_then(|f| f.as_ref()).ok_or_else(|| {
-            internal(span, "call of an unfinished function")
-        })?;
+        let f = self
+            .funs
+            .get(inst.fun)
+            .and_then(|f| f.as_ref())
+            .ok_or_else(|| internal(span, "call of an unfinished function"))?;
         let ex = f.existentials;
         let mut subst: HashMap<Var, Dim> = HashMap::new();
         for (p, a) in f.params.iter().zip(&call_args) {
@@ -500,7 +522,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut leaves = Vec::new();
         for t in ret.iter().skip(ex) {
-            let t = hoist::subst_type_dims(t, &subst);
+            let t = rewrite::subst_type_dims(t, &subst);
             let p = self.b.param("r", t.clone());
             leaves.push((Atom::Var(p.var), t));
             pat.push(p);
@@ -591,7 +613,7 @@ impl<'a> Lowerer<'a> {
             if let SType::Array { shape, .. } = t {
                 for s in shape {
                     let name = match s {
-                        Size::Var(n) if !n.contains('\'') => n.clone(),
+                        Size::Var(n) if is_source_name(n) => n.clone(),
                         _ => "d".to_string(),
                     };
                     let p = self.b.param(&name, i64t());
@@ -613,7 +635,12 @@ impl<'a> Lowerer<'a> {
         // Sizes named alike must agree: the first parameter binds a size, later ones are checked
         // (and reshaped, so later code sees one size variable).
         for ((p, (t, _)), val) in v.params.iter().zip(ptys).zip(vals) {
-            let (val, env2) = self.check_sizes(t, val, &env, &format!("argument `{}`", pat::simple_var(p).unwrap_or("_")))?;
+            let (val, env2) = self.check_sizes(
+                t,
+                val,
+                &env,
+                &format!("argument `{}`", pat::simple_var(p).unwrap_or("_")),
+            )?;
             env = self.bind_pat(p, val, &env2)?;
         }
         let result = self.expr(&v.body, &env)?;
@@ -636,18 +663,41 @@ fn prim_elem(t: &SType) -> PrimType {
 /// The entry-point view of a type, if it is a primitive or an array of primitives.
 fn entry_type(t: &SType) -> Option<EntryType> {
     match t {
-        SType::Prim(p) => Some(EntryType { elem: *p, rank: 0, unique: false, display: t.to_string() }),
+        SType::Prim(p) => {
+            Some(EntryType { elem: *p, rank: 0, unique: false, display: t.to_string() })
+        }
         SType::Array { shape, elem, unique } => match **elem {
             SType::Prim(p) => Some(EntryType {
                 elem: p,
                 rank: shape.len(),
                 unique: *unique,
-                display: t.to_string(),
+                display: entry_display(shape, p, *unique),
             }),
             _ => None,
         },
         _ => None,
     }
+}
+
+/// An entry type as the user would write it: sizes the checker invented print as `[]`.
+fn entry_display(shape: &[Size], elem: PrimType, unique: bool) -> String {
+    let mut out = String::from(if unique { "*" } else { "" });
+    for s in shape {
+        match s {
+            Size::Var(n) if is_source_name(n) => out.push_str(&format!("[{n}]")),
+            Size::Const(c) => out.push_str(&format!("[{c}]")),
+            _ => out.push_str("[]"),
+        }
+    }
+    out.push_str(elem.name());
+    out
+}
+
+/// Whether a name could have been written in source (not one the checker invented).
+pub(crate) fn is_source_name(n: &str) -> bool {
+    let mut cs = n.chars();
+    cs.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '\'')
 }
 
 impl std::fmt::Debug for Lowerer<'_> {

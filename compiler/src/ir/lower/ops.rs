@@ -31,7 +31,9 @@ fn extreme(t: PrimType, highest: bool) -> Option<PrimValue> {
             };
             PrimValue::int(it, v)
         }
-        PrimType::Float(ft) => PrimValue::float(ft, if highest { f64::INFINITY } else { f64::NEG_INFINITY }),
+        PrimType::Float(ft) => {
+            PrimValue::float(ft, if highest { f64::INFINITY } else { f64::NEG_INFINITY })
+        }
     })
 }
 
@@ -132,7 +134,9 @@ impl<'a> Lowerer<'a> {
             ">=" => CmpOp::Ge,
             ">>>" => {
                 // Logical shift: on the unsigned type of the same width.
-                let PrimType::Int(it) = t else { return Err(internal(span, "`>>>` on a non-integer")) };
+                let PrimType::Int(it) = t else {
+                    return Err(internal(span, "`>>>` on a non-integer"));
+                };
                 let u = PrimType::Int(unsigned_of(it));
                 let xu = self.b.convert(t, u, x);
                 let yu = self.b.convert(t, u, y);
@@ -156,7 +160,12 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A member of a numeric module.
-    pub(crate) fn numeric(&mut self, name: &str, args: Vec<SVal<'a>>, span: Span) -> LResult<SVal<'a>> {
+    pub(crate) fn numeric(
+        &mut self,
+        name: &str,
+        args: Vec<SVal<'a>>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
         let Some((t, member)) = split_numeric(name) else {
             return Err(unsupported(span, format!("the built-in `{name}`")));
         };
@@ -184,7 +193,10 @@ impl<'a> Lowerer<'a> {
                 let SVal::Leaf(Atom::Var(v), at) = arr else {
                     return Err(internal(span, "reduction of a non-array"));
                 };
-                let w = shape(at).first().copied().ok_or_else(|| internal(span, "reduction of a scalar"))?;
+                let w = shape(at)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| internal(span, "reduction of a scalar"))?;
                 let (op, ne) = match member {
                     "sum" => (BinOp::Add, PrimValue::zero(t)),
                     "product" => (
@@ -195,7 +207,9 @@ impl<'a> Lowerer<'a> {
                             PrimType::Bool => PrimValue::Bool(true),
                         },
                     ),
-                    "maximum" => (BinOp::Max, extreme(t, false).ok_or_else(|| internal(span, "type"))?),
+                    "maximum" => {
+                        (BinOp::Max, extreme(t, false).ok_or_else(|| internal(span, "type"))?)
+                    }
                     _ => (BinOp::Min, extreme(t, true).ok_or_else(|| internal(span, "type"))?),
                 };
                 let lam = self.op_lambda(op, t);
@@ -203,7 +217,13 @@ impl<'a> Lowerer<'a> {
                 let r = self.b.let1(
                     member,
                     Type::Prim(t),
-                    Exp::Reduce { w, lam, neutral: vec![Atom::Const(ne)], arrs: vec![*v], commutative: true },
+                    Exp::Reduce {
+                        w,
+                        lam,
+                        neutral: vec![Atom::Const(ne)],
+                        arrs: vec![*v],
+                        commutative: true,
+                    },
                 );
                 leaf(Atom::Var(r), t)
             }

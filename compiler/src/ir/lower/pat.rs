@@ -22,16 +22,23 @@ pub fn simple_var(p: &Pat) -> Option<&str> {
 pub const TAG_TYPE: PrimType = PrimType::Int(IntType::I8);
 
 /// Build a static value of (first-order) type `ty` from its leaves in canonical order.
-pub fn build_sval<'a>(ty: &SType, leaves: &mut impl Iterator<Item = (Atom, Type)>) -> Option<SVal<'a>> {
+pub fn build_sval<'a>(
+    ty: &SType,
+    leaves: &mut impl Iterator<Item = (Atom, Type)>,
+) -> Option<SVal<'a>> {
     Some(match ty {
         SType::Prim(_) => {
             let (a, t) = leaves.next()?;
             SVal::Leaf(a, t)
         }
         SType::Array { elem, .. } => build_sval(elem, leaves)?,
-        SType::Tuple(ts) => SVal::Tuple(ts.iter().map(|t| build_sval(t, leaves)).collect::<Option<_>>()?),
+        SType::Tuple(ts) => {
+            SVal::Tuple(ts.iter().map(|t| build_sval(t, leaves)).collect::<Option<_>>()?)
+        }
         SType::Record(fs) => SVal::Record(
-            fs.iter().map(|(n, t)| Some((n.clone(), build_sval(t, leaves)?))).collect::<Option<_>>()?,
+            fs.iter()
+                .map(|(n, t)| Some((n.clone(), build_sval(t, leaves)?)))
+                .collect::<Option<_>>()?,
         ),
         SType::Sum(cs) => {
             let (a, t) = leaves.next()?;
@@ -39,7 +46,11 @@ pub fn build_sval<'a>(ty: &SType, leaves: &mut impl Iterator<Item = (Atom, Type)
                 .values()
                 .map(|ts| ts.iter().map(|t| build_sval(t, leaves)).collect::<Option<Vec<_>>>())
                 .collect::<Option<_>>()?;
-            SVal::Sum { ctors: cs.keys().cloned().collect(), tag: Box::new(SVal::Leaf(a, t)), payloads }
+            SVal::Sum {
+                ctors: cs.keys().cloned().collect(),
+                tag: Box::new(SVal::Leaf(a, t)),
+                payloads,
+            }
         }
         SType::Arrow { .. } | SType::Var(_) => return None,
     })
@@ -55,7 +66,10 @@ fn size_name(s: &Size) -> DimName {
 
 /// The leaves of a value of type `inst` (in canonical order): element type and dims, the dims
 /// named as in `raw` (the same type before instantiation of type variables) where it says.
-pub fn leaf_shapes(raw: Option<&SType>, inst: &SType) -> Result<Vec<(PrimType, Vec<DimName>)>, String> {
+pub fn leaf_shapes(
+    raw: Option<&SType>,
+    inst: &SType,
+) -> Result<Vec<(PrimType, Vec<DimName>)>, String> {
     let mut out = Vec::new();
     walk(raw, inst, &[], &mut out)?;
     Ok(out)
@@ -128,7 +142,12 @@ fn walk(
 
 impl<'a> Lowerer<'a> {
     /// Bind a (irrefutable) pattern to a value.
-    pub(crate) fn bind_pat(&mut self, p: &'a Pat, val: SVal<'a>, env: &Env<'a>) -> LResult<Env<'a>> {
+    pub(crate) fn bind_pat(
+        &mut self,
+        p: &'a Pat,
+        val: SVal<'a>,
+        env: &Env<'a>,
+    ) -> LResult<Env<'a>> {
         match &p.kind {
             PatKind::Var(n) => {
                 self.name_leaves(n, &val);
@@ -150,9 +169,9 @@ impl<'a> Lowerer<'a> {
                 SVal::Record(mut vs) => {
                     let mut env = env.clone();
                     for (n, p) in fs {
-                        let v = vs
-                            .remove(n)
-                            .ok_or_else(|| internal(p.span, format!("record without field `{n}`")))?;
+                        let v = vs.remove(n).ok_or_else(|| {
+                            internal(p.span, format!("record without field `{n}`"))
+                        })?;
                         env = self.bind_pat(p, v, &env)?;
                     }
                     Ok(env)
@@ -206,7 +225,7 @@ impl<'a> Lowerer<'a> {
                     DimName::Named(n) => match env.lookup(n) {
                         Some(SVal::Leaf(x, Type::Prim(PrimType::Int(IntType::I64)))) => {
                             if let Some(e) = atom_dim(*x) {
-                                if !n.contains('\'') {
+                                if super::is_source_name(n) {
                                     named_vals.push((n.clone(), *x));
                                 }
                                 want[i] = e;
@@ -226,25 +245,43 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             let holes: String = actual.iter().map(|_| "[{}]").collect();
-            let mut msg = format!("size mismatch: {what} of shape {holes} does not match `{inst}`");
             let mut vals: Vec<Atom> = actual.iter().map(|d| dim_atom(*d)).collect();
-            named_vals.dedup_by(|x, y| x.0 == y.0);
-            for (k, (n, x)) in named_vals.iter().enumerate() {
-                msg.push_str(if k == 0 { " with " } else { ", " });
-                msg.push_str(&format!("{n} = {{}}"));
-                vals.push(*x);
-            }
+            let invented =
+                names.iter().any(|n| matches!(n, DimName::Named(n) if !super::is_source_name(n)));
+            let msg = if invented {
+                // The type names sizes the user never wrote: show the expected shape instead.
+                vals.extend(want.iter().map(|d| dim_atom(*d)));
+                format!("size mismatch: {what} of shape {holes} does not match the expected shape {holes}")
+            } else {
+                let mut msg =
+                    format!("size mismatch: {what} of shape {holes} does not match `{inst}`");
+                named_vals.dedup_by(|x, y| x.0 == y.0);
+                for (k, (n, x)) in named_vals.iter().enumerate() {
+                    msg.push_str(if k == 0 { " with " } else { ", " });
+                    msg.push_str(&format!("{n} = {{}}"));
+                    vals.push(*x);
+                }
+                msg
+            };
             let want_ty = array_ty(t.elem(), want);
             let a2 = self.coerce_leaf_msg(a, &t, &want_ty, msg, vals)?;
             new_leaves.push((a2, want_ty));
         }
-        let val = val.rebuild(&mut new_leaves.into_iter()).ok_or_else(|| internal(self.b.span, "value shape"))?;
+        let val = val
+            .rebuild(&mut new_leaves.into_iter())
+            .ok_or_else(|| internal(self.b.span, "value shape"))?;
         Ok((val, env))
     }
 
     /// `a: from` as a value of type `to` (same rank and element type): checks that the dims that
     /// differ are equal at run time, then reshapes.
-    pub(crate) fn coerce_leaf(&mut self, a: Atom, from: &Type, to: &Type, what: &str) -> LResult<Atom> {
+    pub(crate) fn coerce_leaf(
+        &mut self,
+        a: Atom,
+        from: &Type,
+        to: &Type,
+        what: &str,
+    ) -> LResult<Atom> {
         if shape(from) == shape(to) {
             return Ok(a);
         }

@@ -22,7 +22,11 @@ pub enum SVal<'a> {
     Record(BTreeMap<Name, SVal<'a>>),
     /// A value of a sum type: the constructor's index (an `i8` leaf, or an array of them) and one
     /// payload per constructor, in name order; the inactive ones hold placeholder values.
-    Sum { ctors: Vec<Name>, tag: Box<SVal<'a>>, payloads: Vec<Vec<SVal<'a>>> },
+    Sum {
+        ctors: Vec<Name>,
+        tag: Box<SVal<'a>>,
+        payloads: Vec<Vec<SVal<'a>>>,
+    },
     Fun(Rc<SFun<'a>>),
 }
 
@@ -117,7 +121,9 @@ pub fn subst_type(s: &HashMap<TyVar, SType>, t: &SType) -> SType {
             to: Box::new(subst_type(s, to)),
         },
         SType::Sum(cs) => SType::Sum(
-            cs.iter().map(|(n, ts)| (n.clone(), ts.iter().map(|t| subst_type(s, t)).collect())).collect(),
+            cs.iter()
+                .map(|(n, ts)| (n.clone(), ts.iter().map(|t| subst_type(s, t)).collect()))
+                .collect(),
         ),
     }
 }
@@ -246,9 +252,13 @@ impl<'a> SVal<'a> {
                 let (a, t) = f(*a, t)?;
                 SVal::Leaf(a, t)
             }
-            SVal::Tuple(vs) => SVal::Tuple(vs.iter().map(|v| v.map_leaves(f)).collect::<Result<_, _>>()?),
+            SVal::Tuple(vs) => {
+                SVal::Tuple(vs.iter().map(|v| v.map_leaves(f)).collect::<Result<_, _>>()?)
+            }
             SVal::Record(fs) => SVal::Record(
-                fs.iter().map(|(n, v)| Ok((n.clone(), v.map_leaves(f)?))).collect::<Result<_, _>>()?,
+                fs.iter()
+                    .map(|(n, v)| Ok((n.clone(), v.map_leaves(f)?)))
+                    .collect::<Result<_, _>>()?,
             ),
             SVal::Sum { ctors, tag, payloads } => SVal::Sum {
                 ctors: ctors.clone(),

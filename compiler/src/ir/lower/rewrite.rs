@@ -1,6 +1,7 @@
 //! IR rewriting that lowering needs after the fact: substituting variables (loop sizes that
-//! turn out invariant) and hoisting the statements that compute a lambda's result sizes out of
-//! the lambda (so `map (\x -> replicate (n+1) x) xs` has the regular type `[w][n+1]`).
+//! turn out invariant), hoisting the statements that compute a lambda's result sizes out of
+//! the lambda (so `map (\x -> replicate (n+1) x) xs` has the regular type `[w][n+1]`), and
+//! removing the dead scalar code that size and bounds computations leave behind.
 
 use std::collections::{HashMap, HashSet};
 
@@ -409,4 +410,64 @@ pub fn hoist(body: &mut Body, params: &[Param], needed: &[Var]) -> Result<Vec<St
     }
     body.stms = keep;
     Ok(out)
+}
+
+/// Whether evaluating `e` may fail (or not terminate), so that it must stay even when its
+/// results are unused.
+fn may_fail(e: &Exp) -> bool {
+    let body = |b: &Body| b.stms.iter().any(|s| may_fail(&s.exp));
+    match e {
+        Exp::Assert { .. } | Exp::Apply { .. } | Exp::Index { .. } | Exp::Update { .. } => true,
+        Exp::Reshape { .. } => true,
+        Exp::BinOp(op, t, _, _) => {
+            matches!(t, crate::prim::PrimType::Int(_))
+                && matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem | BinOp::Pow)
+        }
+        Exp::Loop { form: LoopForm::While(_), .. } => true,
+        Exp::Loop { body: b, .. } => body(b),
+        Exp::If { then_body, else_body, .. } => body(then_body) || body(else_body),
+        Exp::Map { lam, .. }
+        | Exp::Reduce { lam, .. }
+        | Exp::Scan { lam, .. }
+        | Exp::Hist { lam, .. } => body(&lam.body),
+        _ => false,
+    }
+}
+
+/// Remove statements whose results are unused and that cannot fail, in `body` and every body
+/// nested in it.
+pub fn dce(body: &mut Body) {
+    let mut used: HashSet<Var> = HashSet::new();
+    for a in &body.result {
+        if let Atom::Var(v) = a {
+            used.insert(*v);
+        }
+    }
+    let mut kept = Vec::new();
+    for mut s in std::mem::take(&mut body.stms).into_iter().rev() {
+        let live = s.pat.iter().any(|p| used.contains(&p.var)) || s.pat.is_empty();
+        if !live && !may_fail(&s.exp) {
+            continue;
+        }
+        dce_exp(&mut s.exp);
+        used.extend(mentioned(&s));
+        kept.push(s);
+    }
+    kept.reverse();
+    body.stms = kept;
+}
+
+fn dce_exp(e: &mut Exp) {
+    match e {
+        Exp::If { then_body, else_body, .. } => {
+            dce(then_body);
+            dce(else_body);
+        }
+        Exp::Loop { body, .. } => dce(body),
+        Exp::Map { lam, .. }
+        | Exp::Reduce { lam, .. }
+        | Exp::Scan { lam, .. }
+        | Exp::Hist { lam, .. } => dce(&mut lam.body),
+        _ => {}
+    }
 }
