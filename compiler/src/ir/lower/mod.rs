@@ -70,7 +70,7 @@ pub(crate) fn internal(span: Span, what: impl std::fmt::Display) -> Diagnostic {
 
 /// Nesting limit for expressions and inlined calls together: deeper programs get an error
 /// instead of exhausting the stack.
-const MAX_DEPTH: usize = 160;
+const MAX_DEPTH: usize = 300;
 
 /// Where the value of one dimension of an instance's parameter comes from.
 #[derive(Clone, Debug, PartialEq)]

@@ -10,12 +10,12 @@ use crate::{syntax, types};
 fn lower_src(src: &str) -> Option<Result<Program, Vec<Diagnostic>>> {
     let ast = match syntax::parse(src) {
         Ok(a) => a,
-        Err(d) => panic!("parse error: {d:?}"),
+        Err(d) => return Some(Err(d)),
     };
     let checked = match types::check(&ast) {
         Ok(c) => c,
         Err(d) if d.iter().any(|d| d.message.contains("not built yet")) => return None,
-        Err(d) => panic!("type error: {:#?}", d),
+        Err(d) => return Some(Err(d)),
     };
     let r = super::lower(&checked);
     if let Ok(p) = &r {
@@ -34,10 +34,12 @@ fn check_ir(src: &str, expect: Expect) {
     }
 }
 
+/// Lowering reports `needle` (or the checker already rejects the program).
 fn check_err(src: &str, needle: &str) {
     let Some(r) = lower_src(src) else { return };
     match r {
         Ok(p) => panic!("expected an error containing {needle:?}, got\n{}", print_program(&p)),
+        Err(d) if d.iter().all(|d| d.phase != crate::diag::Phase::Lower) => {}
         Err(d) => assert!(d.iter().any(|d| d.message.contains(needle)), "{d:#?}"),
     }
 }
@@ -735,4 +737,144 @@ fn entry_points_take_and_return_arrays_and_scalars() {
         "unsupported: entry point `f` takes a parameter of type `(i32, i32)`",
     );
     check_err("entry g (x: i32) : {a: i32} = {a = x}", "unsupported: entry point `g` returns");
+}
+
+/// Deeply nested expressions (as deep as the parser accepts) lower without exhausting the stack.
+#[test]
+fn deep_nesting() {
+    for (wrap, max) in [
+        ("(1 + E)", 400),
+        ("(if x > 0 then E else 0)", 400),
+        ("(let y = E in y + 1)", 400),
+        ("((\\z -> z + E) 1)", 400),
+    ] {
+        // The deepest nesting the parser accepts.
+        let mut e = String::from("x");
+        let mut last = None;
+        for _ in 0..max {
+            e = wrap.replace('E', &e);
+            let src = format!("entry main (x: i32) : i32 = {e}");
+            if syntax::parse(&src).is_err() {
+                break;
+            }
+            last = Some(src);
+        }
+        if let Some(src) = last {
+            if let Some(Err(ds)) = lower_src(&src) {
+                assert!(ds.iter().all(|d| d.phase != crate::diag::Phase::Lower), "{ds:?}");
+            }
+        }
+    }
+}
+
+/// Long chains of inlined higher-order functions either lower or report that they nest too
+/// deeply, without exhausting the stack.
+#[test]
+fn deep_inlining() {
+    for n in [40, 400] {
+        let mut src = String::from("def f0 (g: i32 -> i32) (x: i32) : i32 = g x\n");
+        for i in 1..n {
+            src.push_str(&format!(
+                "def f{i} (g: i32 -> i32) (x: i32) : i32 = f{} g (x + 1)\n",
+                i - 1
+            ));
+        }
+        src.push_str(&format!("entry main (x: i32) : i32 = f{} (+ 1) x\n", n - 1));
+        match lower_src(&src) {
+            Some(Ok(_)) => assert!(n < 100),
+            Some(Err(ds)) => {
+                assert!(ds.iter().any(|d| d.message.contains("nested too deeply")), "{ds:?}")
+            }
+            None => {}
+        }
+    }
+}
+
+/// The corpus programs, for the property test.
+fn corpus() -> Vec<String> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut out = Vec::new();
+    for dir in ["examples", "tests/programs"] {
+        let Ok(rd) = std::fs::read_dir(format!("{root}/{dir}")) else { continue };
+        let mut paths: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            if p.extension().and_then(|e| e.to_str()) == Some("fut") {
+                if let Ok(s) = std::fs::read_to_string(&p) {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Apply one mutation to a program's text: delete a range, duplicate a range, or replace an
+/// identifier or number with another one from the same program (which often still type-checks).
+fn mutate(src: &str, op: u8, pos: usize, len: usize, other: usize) -> String {
+    let chars: Vec<char> = src.chars().collect();
+    if chars.is_empty() {
+        return String::new();
+    }
+    let at = pos % chars.len();
+    let end = (at + len).min(chars.len());
+    let words: Vec<(usize, usize)> = {
+        let mut w = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i].is_alphanumeric() || chars[i] == '_' {
+                let s = i;
+                while i < chars.len()
+                    && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '.')
+                {
+                    i += 1;
+                }
+                w.push((s, i));
+            } else {
+                i += 1;
+            }
+        }
+        w
+    };
+    let text = |r: (usize, usize)| chars[r.0..r.1].iter().collect::<String>();
+    match op % 4 {
+        0 => chars[..at].iter().chain(&chars[end..]).collect(),
+        1 => chars[..end].iter().chain(&chars[at..]).collect(),
+        _ if words.is_empty() => src.to_string(),
+        _ => {
+            let target = words[pos % words.len()];
+            let with = text(words[other % words.len()]);
+            let mut s: String = chars[..target.0].iter().collect();
+            s.push_str(&with);
+            s.extend(&chars[target.1..]);
+            s
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+    /// Lowering never panics on a program that type-checks, and what it produces is valid IR.
+    #[test]
+    fn lowering_never_panics(
+        file in 0usize..1000,
+        muts in proptest::collection::vec((0u8..4, 0usize..100_000, 0usize..30, 0usize..100_000), 1..4),
+    ) {
+        let files = corpus();
+        if files.is_empty() {
+            return Ok(());
+        }
+        let mut src = files[file % files.len()].clone();
+        for (op, pos, len, other) in muts {
+            src = mutate(&src, op, pos, len, other);
+        }
+        let Ok(ast) = syntax::parse(&src) else { return Ok(()) };
+        let Ok(checked) = types::check(&ast) else { return Ok(()) };
+        if let Ok(p) = super::lower(&checked) {
+            if let Err(e) = validate(&p) {
+                panic!("invalid IR: {e}\nfor program:\n{src}\n{}", print_program(&p));
+            }
+        }
+    }
 }
