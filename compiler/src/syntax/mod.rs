@@ -47,7 +47,7 @@ pub fn parse_expr(src: &str) -> Result<ast::Expr, Vec<Diagnostic>> {
     let e = p.exp().and_then(|e| p.expect_eof().map(|()| e));
     diags.append(&mut p.diags);
     match e {
-        Ok(e) if diags.is_empty() => Ok(e),
+        Ok(e) if diags.is_empty() => Ok(*e),
         _ => {
             diags.sort_by_key(|d| d.span.start);
             Err(diags)

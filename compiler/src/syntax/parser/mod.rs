@@ -230,14 +230,16 @@ impl<'a> Parser<'a> {
         Ok(Pat { kind, span, id: self.fresh(d) })
     }
 
-    fn mk(&mut self, kind: ExprKind, span: Span) -> PResult<Expr> {
+    /// A new expression node. The parser passes expressions around boxed (as the tree stores
+    /// them), which keeps its stack frames small.
+    fn mk(&mut self, kind: ExprKind, span: Span) -> PResult<Box<Expr>> {
         let mut d = 0;
         for_each_child(&kind, &mut |id| d = d.max(self.depth_of(id)));
         let d = d + 1;
         if d > MAX_DEPTH {
             return Err(self.too_deep(span));
         }
-        Ok(Expr { kind, span, id: self.fresh(d) })
+        Ok(Box::new(Expr { kind, span, id: self.fresh(d) }))
     }
 }
 

@@ -475,14 +475,10 @@ impl Printer {
             ExprKind::Neg(x) | ExprKind::Not(x) => {
                 self.w(if matches!(e.kind, ExprKind::Neg(_)) { "-" } else { "!" });
                 // `--` would start a comment and `-!` lex as one operator.
-                let inner = Ctx::op(Prec::Prefix, ctx.tail);
                 if matches!(x.kind, ExprKind::Neg(_) | ExprKind::Not(_)) {
-                    self.w("(");
-                    self.expr(x, Ctx::TOP);
-                    self.w(")");
-                } else {
-                    self.expr(x, inner);
+                    self.w(" ");
                 }
+                self.expr(x, Ctx::op(Prec::Prefix, ctx.tail));
             }
             ExprKind::OpSection(op) => {
                 self.w("(");
