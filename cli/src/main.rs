@@ -1,6 +1,35 @@
 //! `ogham`: run, test and inspect Ogham programs.
 
-fn main() {
-    eprintln!("ogham: not built yet");
-    std::process::exit(2);
+mod run;
+mod show;
+mod source;
+mod test;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "ogham", version, about = "Run, test and inspect Ogham programs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an entry point on the reference interpreter; arguments are read from stdin.
+    Run(run::Args),
+    /// Print a stage of the pipeline for a program.
+    Show(show::Args),
+    /// Run the test blocks of programs (files, or directories searched for `*.fut`).
+    Test(test::Args),
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Run(args) => run::main(&args),
+        Command::Show(args) => show::main(&args),
+        Command::Test(args) => test::main(&args),
+    }
 }

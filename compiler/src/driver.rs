@@ -1,7 +1,9 @@
 //! The pipeline, strung together: what the CLI, the web crate and the tests call.
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Phase, Span};
 use crate::syntax::ast;
+use crate::testspec::run::Backend;
+use crate::value::Value;
 use crate::{interp, ir, syntax, types};
 
 /// Every stage's output for one program.
@@ -24,7 +26,157 @@ pub fn compile(src: &str) -> Result<Compiled, Vec<Diagnostic>> {
 pub fn run_interp(
     compiled: &Compiled,
     entry: &str,
-    args: &[crate::value::Value],
-) -> Result<Vec<crate::value::Value>, Diagnostic> {
+    args: &[Value],
+) -> Result<Vec<Value>, Diagnostic> {
+    if compiled.ir.entry(entry).is_none() {
+        let names: Vec<String> =
+            compiled.ir.entries.iter().map(|e| format!("`{}`", e.name)).collect();
+        let d =
+            Diagnostic::new(Phase::Value, Span::DUMMY, format!("unknown entry point `{entry}`"));
+        return Err(if names.is_empty() {
+            d.with_hint("the program has no entry points (declare one with `entry`)")
+        } else {
+            d.with_hint(format!("entry points: {}", names.join(", ")))
+        });
+    }
     interp::run_entry(&compiled.ir, entry, args)
+}
+
+/// The number of arguments an entry point takes, if it exists.
+pub fn entry_arity(compiled: &Compiled, entry: &str) -> Option<usize> {
+    compiled.ir.entry(entry).map(|e| e.params.len())
+}
+
+/// A pipeline stage that has a printout (`ogham show <stage>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Parse,
+    Types,
+    Elab,
+    Ir,
+    Ad,
+    Opt,
+    Wgsl,
+    Wat,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 8] = [
+        Stage::Parse,
+        Stage::Types,
+        Stage::Elab,
+        Stage::Ir,
+        Stage::Ad,
+        Stage::Opt,
+        Stage::Wgsl,
+        Stage::Wat,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Parse => "parse",
+            Stage::Types => "types",
+            Stage::Elab => "elab",
+            Stage::Ir => "ir",
+            Stage::Ad => "ad",
+            Stage::Opt => "opt",
+            Stage::Wgsl => "wgsl",
+            Stage::Wat => "wat",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Stage> {
+        Stage::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Is this stage built yet?
+    pub fn available(self) -> bool {
+        matches!(self, Stage::Parse | Stage::Types | Stage::Ir)
+    }
+}
+
+/// The printout of one stage for a program.
+pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
+    match stage {
+        Stage::Parse => show_parse(src),
+        Stage::Types => show_types(src),
+        Stage::Ir => show_ir(src),
+        _ => Err(vec![Diagnostic::new(
+            Phase::Lower,
+            Span::DUMMY,
+            format!("stage `{}` is not available yet", stage.name()),
+        )]),
+    }
+}
+
+/// The parsed program, printed back as source.
+pub fn show_parse(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    Ok(syntax::printer::print_program(&ast))
+}
+
+/// Every user definition with its inferred type.
+pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let checked = types::check(&ast)?;
+    // Until the checker's printer lands, the schemes are shown as is.
+    Ok(format!("{:#?}\n", &checked.schemes[checked.prelude_decs.min(checked.schemes.len())..]))
+}
+
+/// The core IR after lowering.
+pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let compiled = compile(src)?;
+    // Until the IR printer lands, the structure is shown as is.
+    Ok(format!("{:#?}\n", compiled.ir))
+}
+
+/// The reference interpreter as a backend for the test runner.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Interp;
+
+impl Backend for Interp {
+    type Program = Compiled;
+
+    fn compile(&mut self, src: &str) -> Result<Compiled, Vec<Diagnostic>> {
+        compile(src)
+    }
+
+    fn run(
+        &mut self,
+        prog: &Compiled,
+        entry: &str,
+        args: &[Value],
+    ) -> Result<Vec<Value>, Diagnostic> {
+        run_interp(prog, entry, args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stage_names_round_trip() {
+        for s in Stage::ALL {
+            assert_eq!(Stage::from_name(s.name()), Some(s));
+        }
+        assert_eq!(Stage::from_name("bogus"), None);
+        let avail: Vec<&str> =
+            Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
+        assert_eq!(avail, ["parse", "types", "ir"]);
+    }
+
+    #[test]
+    fn show_parse_prints_source() {
+        let text = show_parse("def  main (x:i32) = x+1").unwrap();
+        assert!(text.contains("def main (x: i32) = x + 1"), "{text}");
+        let e = show_parse("def main = if true else 1").unwrap_err();
+        assert!(e[0].message.contains("expected"), "{e:?}");
+    }
+
+    #[test]
+    fn unavailable_stages_say_so() {
+        let e = show(Stage::Wgsl, "def main = 1").unwrap_err();
+        assert_eq!(e[0].message, "stage `wgsl` is not available yet");
+    }
 }

@@ -1,6 +1,8 @@
 //! Run-time values as the outside world sees them: scalars and regular arrays of scalars, and
 //! Futhark's textual value format (`text`) for reading arguments and printing results.
 
+pub mod text;
+
 use crate::prim::{PrimType, PrimValue};
 
 /// A regular, row-major array of primitives.
@@ -18,7 +20,36 @@ pub enum Value {
     Array(ArrayValue),
 }
 
+impl ArrayValue {
+    /// An array of `shape` filled from `data` (row-major); `None` if the sizes or types disagree.
+    pub fn new(elem: PrimType, shape: Vec<i64>, data: Vec<PrimValue>) -> Option<ArrayValue> {
+        let n =
+            shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))?;
+        (n == data.len() && data.iter().all(|p| p.ty() == elem)).then_some(ArrayValue {
+            elem,
+            shape,
+            data,
+        })
+    }
+}
+
 impl Value {
+    /// The shape (`[]` for a scalar).
+    pub fn shape(&self) -> &[i64] {
+        match self {
+            Value::Prim(_) => &[],
+            Value::Array(a) => &a.shape,
+        }
+    }
+
+    /// The scalars, row-major (one for a scalar).
+    pub fn elems(&self) -> &[PrimValue] {
+        match self {
+            Value::Prim(p) => std::slice::from_ref(p),
+            Value::Array(a) => &a.data,
+        }
+    }
+
     pub fn elem_type(&self) -> PrimType {
         match self {
             Value::Prim(p) => p.ty(),
@@ -33,7 +64,7 @@ impl Value {
         }
     }
 
-    /// `[2][3]f32`-style description of the value's type.
+    /// `[2][3]f32`-style description of the value's type (its shape and element type).
     pub fn type_string(&self) -> String {
         match self {
             Value::Prim(p) => p.ty().to_string(),

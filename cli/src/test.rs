@@ -1,0 +1,132 @@
+//! `ogham test PATH...`: run the test blocks of every program found, print each failure with a
+//! readable diff (every case with `--verbose`), and close with `N passed, N failed, N skipped`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use ogham::driver::Interp;
+use ogham::testspec::compare::DEFAULT_TOLERANCE;
+use ogham::testspec::run::{run_file, CaseReport, FileReport, Options, Status};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Programs, or directories to search (recursively) for `*.fut` files.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// List every case, not only failures.
+    #[arg(short, long)]
+    verbose: bool,
+    /// Seed for `random input` cases.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+pub fn main(args: &Args) -> ExitCode {
+    let mut files = Vec::new();
+    let mut totals = FileReport::default();
+    for path in &args.paths {
+        let mut found = Vec::new();
+        if let Err(msg) = collect(path, &mut found) {
+            println!("FAIL {msg}");
+            totals.cases.push(whole_file_failure(msg));
+        }
+        files.extend(found.into_iter().map(|f| (display_name(path, &f), f)));
+    }
+    if files.is_empty() && totals.cases.is_empty() {
+        let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        println!("no .fut files found in {}", paths.join(", "));
+    }
+    let opts = Options { seed: args.seed, tolerance: DEFAULT_TOLERANCE };
+    for (name, file) in &files {
+        let report = test_file(name, file, &opts);
+        print_report(name, &report, args.verbose);
+        totals.cases.extend(report.cases);
+    }
+    let (passed, failed, skipped) = (totals.passed(), totals.failed(), totals.skipped());
+    println!("{passed} passed, {failed} failed, {skipped} skipped");
+    if failed > 0 || passed + skipped == 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn whole_file_failure(msg: String) -> CaseReport {
+    CaseReport { line: 1, entry: None, what: "reading".into(), status: Status::Failed(msg) }
+}
+
+/// How a found file is named in the output: relative to `.` when the search started there.
+fn display_name(root: &Path, file: &Path) -> String {
+    match file.strip_prefix(".") {
+        Ok(rest) if root == Path::new(".") => rest.display().to_string(),
+        _ => file.display().to_string(),
+    }
+}
+
+/// Add `path` if it is a file, or the `*.fut` files under it (sorted) if it is a directory.
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_dir() {
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .filter_map(|e| e.ok())
+        // Symbolic links to directories are not followed, so a link cycle cannot loop.
+        .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir() || !t.is_symlink()))
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out)?;
+        } else if p.extension().is_some_and(|x| x == "fut") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn test_file(name: &str, path: &Path, opts: &Options) -> FileReport {
+    let src = match crate::source::read(path) {
+        Ok(s) => s,
+        Err(msg) => return FileReport { cases: vec![whole_file_failure(msg)] },
+    };
+    // A compiler bug must not stop the whole run: report it against the file and go on.
+    catch_unwind(AssertUnwindSafe(|| run_file(name, &src, &mut Interp, opts))).unwrap_or_else(
+        |panic| {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            FileReport {
+                cases: vec![CaseReport {
+                    line: 1,
+                    entry: None,
+                    what: "internal error".into(),
+                    status: Status::Failed(format!("the compiler panicked: {msg}")),
+                }],
+            }
+        },
+    )
+}
+
+fn print_report(name: &str, report: &FileReport, verbose: bool) {
+    for case in &report.cases {
+        let title = case.title(name);
+        match &case.status {
+            Status::Passed if verbose => println!("PASS {title}"),
+            Status::Skipped(why) if verbose => println!("SKIP {title}: {why}"),
+            Status::Failed(details) => {
+                println!("FAIL {title}");
+                for line in details.lines() {
+                    println!("  {line}");
+                }
+            }
+            _ => {}
+        }
+    }
+}

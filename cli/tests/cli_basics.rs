@@ -1,0 +1,72 @@
+//! The command line's behaviour that does not depend on the compiler: arguments, files, exit codes.
+
+mod common;
+
+use common::{ogham, scratch, write};
+
+#[test]
+fn usage_errors_exit_with_2() {
+    let dir = scratch("usage");
+    assert_eq!(ogham(&dir, &[], "").code, 2);
+    assert_eq!(ogham(&dir, &["test"], "").code, 2);
+    assert_eq!(ogham(&dir, &["frobnicate"], "").code, 2);
+    let help = ogham(&dir, &["--help"], "");
+    assert_eq!(help.code, 0);
+    for cmd in ["run", "show", "test"] {
+        assert!(help.stdout.contains(cmd), "{}", help.stdout);
+    }
+}
+
+#[test]
+fn show_names_unavailable_and_unknown_stages() {
+    let dir = scratch("show");
+    write(&dir, "a.fut", "def main = 1\n");
+    for stage in ["elab", "ad", "opt", "wgsl", "wat"] {
+        let out = ogham(&dir, &["show", stage, "a.fut"], "");
+        assert_eq!(out.code, 1);
+        assert_eq!(out.stderr, format!("ogham: stage `{stage}` is not available yet\n"));
+    }
+    let out = ogham(&dir, &["show", "bogus", "a.fut"], "");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("unknown stage `bogus`"), "{}", out.stderr);
+    let out = ogham(&dir, &["show", "parse", "missing.fut"], "");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.starts_with("ogham: cannot read missing.fut"), "{}", out.stderr);
+}
+
+#[test]
+fn run_reports_unreadable_files() {
+    let dir = scratch("run-missing");
+    let out = ogham(&dir, &["run", "missing.fut"], "");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.starts_with("ogham: cannot read missing.fut"), "{}", out.stderr);
+    std::fs::write(dir.join("bin.fut"), [0xff, 0xfe, 0x00]).unwrap();
+    let out = ogham(&dir, &["run", "bin.fut"], "");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("not UTF-8"), "{}", out.stderr);
+}
+
+#[test]
+fn test_with_no_programs_fails() {
+    let dir = scratch("test-empty");
+    write(&dir, "notes.txt", "-- ==\n");
+    let out = ogham(&dir, &["test", "."], "");
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "no .fut files found in .\n0 passed, 0 failed, 0 skipped\n");
+}
+
+#[test]
+fn test_reports_missing_paths_and_malformed_blocks() {
+    let dir = scratch("test-missing");
+    write(&dir, "bad.fut", "-- ==\n-- input { [1, 2 }\ndef main (xs: []i32) = xs\n");
+    let out = ogham(&dir, &["test", "nope", "bad.fut"], "");
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.starts_with("FAIL nope: "), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("FAIL bad.fut:2: test blocks\n  malformed test block:"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("expected `,` or `]`, found end of input"), "{}", out.stdout);
+    assert!(out.stdout.ends_with("0 passed, 2 failed, 0 skipped\n"), "{}", out.stdout);
+}

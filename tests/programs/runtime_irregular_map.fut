@@ -1,0 +1,9 @@
+-- Run-time size error: a map whose function returns arrays of different lengths for different elements.
+-- ==
+-- input { [[1i32, -2i32], [-3i32, 4i32]] }
+-- output { [[1i32], [4i32]] }
+-- input { [[1i32, -2i32], [3i32, 4i32]] }
+-- error: size mismatch|irregular
+
+def main (xss: [][]i32) : [][]i32 =
+  map (\xs -> filter (> 0) xs) xss
