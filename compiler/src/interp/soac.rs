@@ -15,7 +15,7 @@ use super::liveness::{BodyAnn, StmAnn};
 use crate::diag::Span;
 use crate::ir::{Atom, Dim, Lambda, Param, Type, Var};
 
-fn irregular(what: &str, span: Span) -> impl Fn(StackError) -> crate::Diagnostic + '_ {
+fn irregular(what: &str, span: Span) -> impl Fn(StackError) -> Box<crate::Diagnostic> + '_ {
     move |e| match e {
         StackError::Irregular(x, y) => err(
             span,
@@ -112,6 +112,9 @@ impl<'p> Interp<'p> {
         let sub = Self::sub(ann, span)?;
         let w = self.width(w, span)?;
         let arrays = self.outer_arrays(arrs, w, "map", span)?;
+        if let Some(out) = self.map_columns(lam, &arrays, w, span)? {
+            return Ok(Out::Many(out));
+        }
         let mut stackers: Vec<Stacker> =
             lam.ret.iter().map(|t| Stacker::new(t.elem(), w)).collect();
         for j in 0..w {
@@ -154,6 +157,9 @@ impl<'p> Interp<'p> {
         let w = self.width(w, span)?;
         let arrays = self.outer_arrays(arrs, w, "reduce", span)?;
         let mut acc = neutral.iter().map(|a| self.atom(a, span)).collect::<Res<Vec<_>>>()?;
+        if let Some((r, _)) = self.fold_operator(lam, &acc, &arrays, false, span)? {
+            return Ok(Out::One(r));
+        }
         for j in 0..w {
             Self::rows(&arrays, j, &mut acc, span)?;
             acc = self.apply_lambda(lam, sub, acc, span)?;
@@ -174,6 +180,9 @@ impl<'p> Interp<'p> {
         let w = self.width(w, span)?;
         let arrays = self.outer_arrays(arrs, w, "scan", span)?;
         let mut acc = neutral.iter().map(|a| self.atom(a, span)).collect::<Res<Vec<_>>>()?;
+        if let Some((_, Some(all))) = self.fold_operator(lam, &acc, &arrays, true, span)? {
+            return Ok(Out::One(Val::Arr(all)));
+        }
         let inner: Vec<Vec<i64>> = acc.iter().map(|v| v.shape().to_vec()).collect();
         let mut stackers: Vec<Stacker> = acc.iter().map(|v| Stacker::new(v.elem(), w)).collect();
         for j in 0..w {

@@ -4,4 +4,6 @@ mod arrays;
 mod builder;
 mod control;
 mod entry;
+mod perf;
 mod soacs;
+mod vector;
