@@ -77,10 +77,12 @@ impl Checker {
     fn type_dec(&mut self, t: &TypeDec) {
         // Check the definition once, with its parameters abstract.
         let (_, errors) = scheme_of_sig(&t.params, &t.def, &self.globals.abbrevs);
+        let broken = !errors.is_empty();
         self.errors.extend(errors);
-        self.globals
-            .abbrevs
-            .insert(t.name.clone(), Abbrev { params: t.params.clone(), def: t.def.clone() });
+        self.globals.abbrevs.insert(
+            t.name.clone(),
+            Abbrev { params: t.params.clone(), def: t.def.clone(), broken },
+        );
     }
 
     fn val_dec(&mut self, v: &ValDec) -> Scheme {

@@ -157,36 +157,36 @@ impl Reason {
     /// message (quoted) or a description such as "a numeric type".
     pub fn explain(&self, expected: &str) -> (Option<(Span, String)>, Vec<String>) {
         let e = expected;
+        // "has type `i32`", or "has a numeric type" for a class.
+        let has = if e.starts_with('`') { format!("has type {e}") } else { format!("has {e}") };
         match self {
             Reason::None | Reason::Pattern => (None, vec![]),
             Reason::Operand { op, other } => (
-                Some((*other, format!("the other operand of `{op}` has type {e}"))),
+                Some((*other, format!("the other operand of `{op}` {has}"))),
                 vec![format!("both operands of `{op}` must have the same type")],
             ),
             Reason::Operator { op } => (None, vec![format!("`{op}` requires {e} here")]),
             Reason::Ascription(s) => (Some((*s, format!("the annotation requires {e}"))), vec![]),
             Reason::Return(s) => (Some((*s, format!("the return type is declared {e}"))), vec![]),
             Reason::Cond => (None, vec!["the condition of an `if` must be a `bool`".into()]),
-            Reason::Branch { first, what } => {
-                (Some((*first, format!("the {what} has type {e}"))), vec![])
-            }
+            Reason::Branch { first, what } => (Some((*first, format!("the {what} {has}"))), vec![]),
             Reason::Element { first } => (
-                Some((*first, format!("the first element has type {e}"))),
+                Some((*first, format!("the first element {has}"))),
                 vec!["all elements of an array must have the same type".into()],
             ),
             Reason::IndexValue => (None, vec!["array indices must be `i64`".into()]),
             Reason::RangeBound { first } => {
-                (Some((*first, format!("the range starts at a {e}"))), vec![])
+                (Some((*first, format!("the start of the range {has}"))), vec![])
             }
             Reason::LoopBound => (None, vec![]),
             Reason::WhileCond => {
                 (None, vec!["the condition of a `while` loop must be a `bool`".into()])
             }
             Reason::LoopBody(s) => (
-                Some((*s, format!("the loop parameter has type {e}"))),
+                Some((*s, format!("the loop parameter {has}"))),
                 vec!["the loop body must return a value of the loop parameter's type".into()],
             ),
-            Reason::LoopInit(s) => (Some((*s, format!("the loop parameter has type {e}"))), vec![]),
+            Reason::LoopInit(s) => (Some((*s, format!("the loop parameter {has}"))), vec![]),
             Reason::UpdateValue => (None, vec![]),
             Reason::SizeVar(s) => (
                 Some((*s, "used as a size here".to_string())),

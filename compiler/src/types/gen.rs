@@ -165,9 +165,19 @@ impl<'g> Gen<'g> {
         let mut tys = Vec::new();
         let mut names = Vec::new();
         let mut hidden = Vec::new();
+        let mut seen: Vec<Name> = Vec::new();
         for p in ps {
             let mut bound = Vec::new();
             let t = self.pat(p, AnySize::Infer, &mut bound);
+            for (n, _, span) in &bound {
+                if seen.contains(n) {
+                    self.errors.push(
+                        Diagnostic::ty(*span, format!("`{n}` is bound twice in the parameters"))
+                            .with_label("bound again here"),
+                    );
+                }
+            }
+            seen.extend(bound.iter().map(|(n, _, _)| n.clone()));
             let simple = simple_name(p);
             for (n, _, _) in &bound {
                 if simple.as_ref() != Some(n) {

@@ -36,12 +36,7 @@ pub(crate) fn parse_prelude(first_id: u32) -> Result<Program, Vec<Diagnostic>> {
 
 /// Parse an intrinsic's signature.
 pub(crate) fn parse_sig(sig: &str) -> Result<(Vec<TypeParam>, TypeExp), Vec<Diagnostic>> {
-    parse_val_spec(sig, PRELUDE_BASE)
-}
-
-// Until the parser provides it.
-fn parse_val_spec(sig: &str, _base: u32) -> Result<(Vec<TypeParam>, TypeExp), Vec<Diagnostic>> {
-    Err(vec![Diagnostic::parse(crate::Span::DUMMY, format!("cannot parse `{sig}` yet"))])
+    syntax::parse_val_spec(sig, PRELUDE_BASE)
 }
 
 fn shift(id: &mut NodeId, by: u32) {

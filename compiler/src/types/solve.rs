@@ -272,7 +272,12 @@ impl<'s> Solver<'s> {
                 let a = self.store.fresh_tvar(info.fun_span);
                 let b = self.store.fresh_tvar(info.fun_span);
                 let arrow = Ty::arrow(a, b);
-                let _ = self.store.unify(&Ty::Var(v), &arrow, Mode::default());
+                if self.store.unify(&Ty::Var(v), &arrow, Mode::default()).is_err() {
+                    // An overloaded (numeric) type: not a function.
+                    self.not_a_function(self.show_found(&Ty::Var(v)), info);
+                    let _ = self.store.unify(result, &Ty::Err, Mode::default());
+                    return;
+                }
                 f = self.store.resolve(&arrow);
             }
         }
@@ -309,23 +314,27 @@ impl<'s> Solver<'s> {
                 let _ = self.store.unify(result, &to, Mode::default());
             }
             other => {
-                let t = show(self.store, &other);
-                let what = match (&info.callee, info.index) {
-                    (Some(n), 0) => format!("`{n}` is not a function"),
-                    (Some(n), _) => format!("`{n}` is applied to too many arguments"),
-                    (None, _) => "this is not a function".to_string(),
-                };
-                self.errors.push(
-                    Diagnostic::ty(
-                        info.fun_span,
-                        format!("type mismatch: expected a function, found `{t}`"),
-                    )
-                    .with_label(what)
-                    .with_secondary(info.arg_span, "applied to this argument"),
-                );
+                let t = format!("`{}`", show(self.store, &other));
+                self.not_a_function(t, info);
                 let _ = self.store.unify(result, &Ty::Err, Mode::default());
             }
         }
+    }
+
+    fn not_a_function(&mut self, found: String, info: &ApplyInfo) {
+        let what = match (&info.callee, info.index) {
+            (Some(n), 0) => format!("`{n}` is not a function"),
+            (Some(n), _) => format!("`{n}` is applied to too many arguments"),
+            (None, _) => "this is not a function".to_string(),
+        };
+        self.errors.push(
+            Diagnostic::ty(
+                info.fun_span,
+                format!("type mismatch: expected a function, found {found}"),
+            )
+            .with_label(what)
+            .with_secondary(info.arg_span, "applied to this argument"),
+        );
     }
 
     fn index(&mut self, c: &Constraint, arr: &Ty, dims: &[IndexDim], result: &Ty) {
@@ -355,10 +364,10 @@ impl<'s> Solver<'s> {
                     } else {
                         format!("type mismatch: expected an array of at least {} dimensions, found `{t}`", dims.len())
                     };
-                    self.errors.push(
-                        Diagnostic::ty(c.span, msg)
-                            .with_label(format!("indexed with {} indices", dims.len())),
-                    );
+                    self.errors.push(Diagnostic::ty(c.span, msg).with_label(match dims.len() {
+                        1 => "indexed with 1 index".to_string(),
+                        k => format!("indexed with {k} indices"),
+                    }));
                     let _ = self.store.unify(result, &Ty::Err, Mode::default());
                     return;
                 }
@@ -449,12 +458,12 @@ impl<'s> Solver<'s> {
                 explain(d, reason, &format!("`{e}`"))
             }
             Mismatch::Class { set, found } => {
-                let f = show(self.store, &found);
+                let f = self.show_found(&found);
                 let d = Diagnostic::ty(
                     span,
-                    format!("type mismatch: expected {}, found `{f}`", set.describe()),
+                    format!("type mismatch: expected {}, found {f}", set.describe()),
                 )
-                .with_label(format!("this has type `{f}`"));
+                .with_label(format!("this has {f}"));
                 explain(d, reason, &set.describe())
             }
             Mismatch::Fun { found } => fun_error(span, &show(self.store, &found)),
@@ -518,10 +527,10 @@ impl<'s> Solver<'s> {
                 self.size_hints(d, &[d1, d2])
             }
             Mismatch::Class { set, found } => {
-                let t = show(self.store, &found);
+                let t = self.show_found(&found);
                 Diagnostic::ty(
                     c.span,
-                    format!("type mismatch: expected {}, found `{t}`", set.describe()),
+                    format!("type mismatch: expected {}, found {t}", set.describe()),
                 )
                 .with_label(format!("this has type `{f}`"))
                 .with_secondary(info.fun_span, takes)
@@ -530,12 +539,29 @@ impl<'s> Solver<'s> {
                 fun_error(c.span, &show(self.store, &found)).with_secondary(info.fun_span, takes)
             }
             Mismatch::Types | Mismatch::Occurs => {
-                Diagnostic::ty(c.span, format!("type mismatch: expected `{e}`, found `{f}`"))
-                    .with_label(format!("this has type `{f}`"))
-                    .with_secondary(info.fun_span, takes)
+                let d =
+                    Diagnostic::ty(c.span, format!("type mismatch: expected `{e}`, found `{f}`"))
+                        .with_label(format!("this has type `{f}`"))
+                        .with_secondary(info.fun_span, takes);
+                if let Mismatch::Occurs = m {
+                    d.with_hint("this would be an infinite type")
+                } else {
+                    d
+                }
             }
         };
         self.errors.push(d);
+    }
+
+    /// A type in a message: "`bool`", or "a floating-point type" for an undetermined literal.
+    fn show_found(&self, t: &Ty) -> String {
+        if let Ty::Var(v) = self.store.resolve(t) {
+            let info = self.store.tvar(v);
+            if let (None, Some(set)) = (&info.rigid, info.prims) {
+                return set.describe();
+            }
+        }
+        format!("`{}`", show(self.store, t))
     }
 
     /// Explain invented sizes ("`k₁` is the size of the result of `filter`").

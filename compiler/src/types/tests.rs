@@ -1,15 +1,5 @@
 //! Tests of the checker, from source text.
 
-/// Skip a test while the parser is not available on this branch yet.
-macro_rules! needs_parser {
-    () => {
-        if crate::syntax::parse("def x = 1").is_err() {
-            eprintln!("skipped: the parser is not available");
-            return;
-        }
-    };
-}
-
 mod contract;
 mod errors;
 mod infer;

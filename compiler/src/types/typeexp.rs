@@ -15,6 +15,8 @@ use super::ity::{Dim, Store, Ty};
 pub(crate) struct Abbrev {
     pub params: Vec<TypeParam>,
     pub def: TypeExp,
+    /// The definition has errors (already reported): uses are unconstrained.
+    pub broken: bool,
 }
 
 /// What `[]` (and `?[k].`) stands for in the type being converted.
@@ -222,6 +224,9 @@ impl<'a> Conv<'a> {
             self.errors.push(d);
             return Ty::Err;
         };
+        if ab.broken {
+            return Ty::Err;
+        }
         if ab.params.len() != args.len() {
             self.errors.push(Diagnostic::ty(
                 te.span,

@@ -4,7 +4,6 @@ use super::{error, errors, text};
 
 #[test]
 fn unknown_variable_suggests_a_close_name() {
-    needs_parser!();
     let src = "def f (count: i32) = cuont + 1";
     let e = error(src, "unknown variable `cuont`");
     assert_eq!(text(src, e.span), "cuont");
@@ -13,7 +12,6 @@ fn unknown_variable_suggests_a_close_name() {
 
 #[test]
 fn recursion_is_reported_as_unknown_with_a_hint() {
-    needs_parser!();
     let src = "def fact (n: i32) : i32 = if n == 0 then 1 else n * fact (n - 1)";
     let e = error(src, "unknown variable `fact`");
     assert!(e.hints[0].contains("recursive functions are not supported"), "{:?}", e.hints);
@@ -21,7 +19,6 @@ fn recursion_is_reported_as_unknown_with_a_hint() {
 
 #[test]
 fn wrong_argument_names_both_types_and_the_function() {
-    needs_parser!();
     let src = "def f [n] (xs: [n]f32) = xs\ndef g = f 1.0f64";
     let e = error(src, "type mismatch: expected `[n]f32`, found `f64`");
     assert_eq!(text(src, e.span), "1.0f64");
@@ -35,7 +32,6 @@ fn wrong_argument_names_both_types_and_the_function() {
 
 #[test]
 fn operands_must_agree() {
-    needs_parser!();
     let src = "def f (x: i32) = x + 1.5f32";
     let e = error(src, "type mismatch: expected `i32`, found `f32`");
     assert_eq!(text(src, e.span), "1.5f32");
@@ -44,7 +40,6 @@ fn operands_must_agree() {
 
 #[test]
 fn if_condition_must_be_bool() {
-    needs_parser!();
     let src = "def f (x: i32) = if x then 1 else 2";
     let e = error(src, "type mismatch: expected `bool`, found `i32`");
     assert_eq!(text(src, e.span), "x");
@@ -52,7 +47,6 @@ fn if_condition_must_be_bool() {
 
 #[test]
 fn size_mismatch_between_arguments_names_both() {
-    needs_parser!();
     let src = "
 def dotprod [n] (xs: [n]f32) (ys: [n]f32) = reduce (+) 0 (map2 (*) xs ys)
 def main [n][m] (xs: [n]f32) (ys: [m]f32) = dotprod xs ys
@@ -68,7 +62,6 @@ def main [n][m] (xs: [n]f32) (ys: [m]f32) = dotprod xs ys
 
 #[test]
 fn several_errors_are_reported() {
-    needs_parser!();
     let src = "def a = x\ndef b = 1 + true\ndef c = y";
     assert_eq!(errors(src).len(), 3);
 }

@@ -5,13 +5,11 @@ use crate::types::{Size, Type};
 
 #[test]
 fn prelude_checks() {
-    needs_parser!();
     assert_eq!(types(""), "");
 }
 
 #[test]
 fn literals_and_defaulting() {
-    needs_parser!();
     assert_eq!(type_of("def x = 1", "x"), "i32");
     assert_eq!(type_of("def x = 1.5", "x"), "f64");
     assert_eq!(type_of("def x = 1u8", "x"), "u8");
@@ -29,7 +27,6 @@ fn literals_and_defaulting() {
 
 #[test]
 fn tuples_arrays_and_functions() {
-    needs_parser!();
     assert_eq!(type_of("def t = (1, 2.0, true)", "t"), "(i32, f64, bool)");
     assert_eq!(type_of("def a = [[1, 2], [3, 4]]", "a"), "[2][2]i32");
     assert_eq!(type_of("def a = [(1, true)]", "a"), "[1](i32, bool)");
@@ -40,7 +37,6 @@ fn tuples_arrays_and_functions() {
 
 #[test]
 fn let_if_and_operators() {
-    needs_parser!();
     let src = "
 def f (x: i32) (b: bool) =
   let y = x * 2
@@ -52,7 +48,6 @@ def f (x: i32) (b: bool) =
 
 #[test]
 fn generalisation_and_instantiation() {
-    needs_parser!();
     let src = "
 def ident x = x
 def pair x y = (x, y)
@@ -69,14 +64,12 @@ def use = (ident 1, ident true, pair 1.0f32 (ident 2u8), apply (\\x -> x + 1) 2i
 
 #[test]
 fn explicit_type_parameters() {
-    needs_parser!();
     let src = "def swap 'a 'b ((x, y): (a, b)) : (b, a) = (y, x)";
     assert_eq!(type_of(src, "swap"), "(a, b) -> (b, a)");
 }
 
 #[test]
 fn intrinsics_and_prelude() {
-    needs_parser!();
     let src = "
 def s (xs: []f32) = reduce (+) 0 xs
 def m [n] (xs: [n]i32) = map (\\x -> f32.i32 x) xs
@@ -99,7 +92,6 @@ def q = f32.sqrt 2 + f32.pi
 
 #[test]
 fn matmul_with_size_parameters() {
-    needs_parser!();
     let src = "
 def dotprod [n] (xs: [n]f32) (ys: [n]f32) : f32 = reduce (+) 0 (map2 (*) xs ys)
 def matmul [n][m][p] (a: [n][m]f32) (b: [m][p]f32) : [n][p]f32 =
@@ -113,7 +105,6 @@ entry main [n][m][p] (a: [n][m]f32) (b: [m][p]f32) = matmul a b
 
 #[test]
 fn use_sites_are_instantiated() {
-    needs_parser!();
     let src = "def f (xs: [3]i32) = map (\\x -> x + 1) xs";
     let cp = check_src(src).unwrap();
     let d = cp.program.decs.last().unwrap();
@@ -128,7 +119,6 @@ fn use_sites_are_instantiated() {
 
 #[test]
 fn size_parameters_are_i64_values() {
-    needs_parser!();
     let src = "def len [n] 't (_: [n]t) = n";
     assert_eq!(type_of(src, "len"), "[n]t -> i64");
     let cp = check_src(src).unwrap();
@@ -139,7 +129,6 @@ fn size_parameters_are_i64_values() {
 
 #[test]
 fn existential_sizes() {
-    needs_parser!();
     let src = "
 def pos (xs: []i32) = filter (> 0) xs
 def both [n] (xs: [n]i32) = (filter (> 0) xs, filter (< 0) xs)
@@ -180,7 +169,6 @@ def same [n] (b: bool) (xs: [n]i32) (ys: [n]i32) = if b then xs else ys
 
 #[test]
 fn dependent_application_sizes() {
-    needs_parser!();
     let src = "
 def a (n: i64) (x: f32) = replicate n x
 def b (x: f32) = replicate 3 x
