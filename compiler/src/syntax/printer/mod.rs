@@ -2,7 +2,7 @@
 //!
 //! The output re-parses to the same tree (up to spans and node ids; see `syntax::strip`).
 //! Parentheses are inserted only where precedence requires them: every expression has a binding
-//! level ([`Lvl`]), every position a minimum level, and the constructs that extend as far right
+//! level (`Lvl`), every position a minimum level, and the constructs that extend as far right
 //! as possible (`if`, `let`, `loop`, `match`, lambdas) are left bare only where nothing follows
 //! them (`Ctx::tail`). Layout: two-space indentation; `let` chains, `loop`s and `match`es are
 //! always broken over lines, an `if` only when it does not fit; continuation lines align with the
