@@ -31,6 +31,7 @@ pub mod lexer;
 pub(crate) mod parser;
 pub mod printer;
 pub mod strip;
+pub mod visit;
 
 use crate::diag::Diagnostic;
 
