@@ -112,8 +112,7 @@ pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
 /// The parsed program, printed back as source.
 pub fn show_parse(src: &str) -> Result<String, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
-    // Until the syntax printer lands, the structure is shown as is.
-    Ok(format!("{ast:#?}\n"))
+    Ok(syntax::printer::print_program(&ast))
 }
 
 /// Every user definition with its inferred type.
@@ -165,6 +164,14 @@ mod tests {
         let avail: Vec<&str> =
             Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
         assert_eq!(avail, ["parse", "types", "ir"]);
+    }
+
+    #[test]
+    fn show_parse_prints_source() {
+        let text = show_parse("def  main (x:i32) = x+1").unwrap();
+        assert!(text.contains("def main (x: i32) = x + 1"), "{text}");
+        let e = show_parse("def main = if true else 1").unwrap_err();
+        assert!(e[0].message.contains("expected"), "{e:?}");
     }
 
     #[test]

@@ -77,7 +77,9 @@ pub struct Stm {
     pub span: Span,
 }
 
-/// An anonymous function, used by SOACs (map, reduce, scan, hist); never a value.
+/// An anonymous function, used by SOACs (map, reduce, scan, hist); never a value. The dims of
+/// `ret` should not name variables bound inside the body: for a `map` of width 0 they give the
+/// element shape of the (empty) result, and the function never runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lambda {
     pub params: Vec<Param>,
@@ -108,14 +110,19 @@ pub enum BinOp {
     Quot,
     /// Truncating remainder (Futhark `%%`).
     Rem,
+    /// Integers: exponentiation by squaring, wrapping; a negative exponent is a run-time error.
     Pow,
+    /// Floats: if one operand is NaN, the other.
     Min,
     Max,
     And,
     Or,
     Xor,
+    /// The amount is read as an unsigned number of the operand's width; amounts of at least the
+    /// width shift every bit out (as Futhark's interpreter does).
     Shl,
-    /// Arithmetic shift for signed types, logical for unsigned.
+    /// Arithmetic shift for signed types, logical for unsigned. Amounts as for `Shl` (a negative
+    /// signed value shifted by the width or more gives -1).
     Shr,
     LogAnd,
     LogOr,
@@ -132,6 +139,11 @@ pub enum CmpOp {
 }
 
 /// Elementary functions on floats (and a few on integers), named as in Futhark's numeric modules.
+///
+/// In `Exp::Math(f, t, args)`, `t` is the type of the arguments (for `ToBits` and `FromBits`, the
+/// float type). The result has type `t`, except:
+/// `IsNan`/`IsInf` give `bool`, `ToBits` the unsigned integer of the float's width, `FromBits`
+/// the float of the integer's width, `Clz`/`Ctz`/`Popc` an `i32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathFn {
     Sqrt,
@@ -182,6 +194,8 @@ pub enum DimIndex {
     Fix(Atom),
     /// `start`, number of elements `len`, `stride`: elements `start + k*stride` for `k < len`.
     /// Lowering computes `len` from Futhark's `i:j:s` syntax so the result shape is explicit.
+    /// In bounds when `len == 0` (whatever `start`), or when the first and last elements are
+    /// inside the dimension; a negative `len` is out of bounds.
     Slice {
         start: Atom,
         len: Atom,
@@ -306,7 +320,9 @@ pub enum Exp {
         arrs: Vec<Var>,
     },
     /// Write `vals[j]` to `dest[idx[j]]` for every in-bounds `idx[j]` (out-of-bounds writes are
-    /// ignored, as in Futhark). `idx` has one i64 array per destination rank (`scatter_2d`).
+    /// ignored, as in Futhark). `idx` has one i64 array per destination rank (`scatter_2d`); with
+    /// fewer index arrays than `dest` has dimensions, `vals[j]` is a whole row. Of duplicate
+    /// in-bounds indices the last write wins in the interpreter (unspecified in Futhark).
     Scatter {
         dest: Var,
         idx: Vec<Var>,
@@ -314,6 +330,8 @@ pub enum Exp {
         w: Atom,
     },
     /// Generalised histogram: `dest[is[j]] = lam(dest[is[j]], vs[j])`, ignoring out-of-bounds bins.
+    /// `neutral` is `lam`'s neutral element (for parallel implementations; folding in index
+    /// order, as the interpreter does, never needs it).
     Hist {
         dest: Vec<Var>,
         lam: Lambda,

@@ -2,7 +2,7 @@
 //!
 //! The output re-parses to the same tree (up to spans and node ids; see `syntax::strip`).
 //! Parentheses are inserted only where precedence requires them: every expression has a binding
-//! level ([`Lvl`]), every position a minimum level, and the constructs that extend as far right
+//! level (`Lvl`), every position a minimum level, and the constructs that extend as far right
 //! as possible (`if`, `let`, `loop`, `match`, lambdas) are left bare only where nothing follows
 //! them (`Ctx::tail`). Layout: two-space indentation; `let` chains, `loop`s and `match`es are
 //! always broken over lines, an `if` only when it does not fit; continuation lines align with the
@@ -11,6 +11,7 @@
 mod types;
 
 use crate::syntax::ast::*;
+use crate::syntax::visit::for_each_child_expr;
 use crate::syntax::{binop_prec, Prec};
 
 const WIDTH: usize = 100;
@@ -105,12 +106,12 @@ fn is_let(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::Let { .. } | ExprKind::LetFun { .. } | ExprKind::LetWith { .. })
 }
 
-/// Whether an expression should be laid out over several lines (it contains a `let`, `loop` or
+/// Whether an expression should be laid out over several lines (it contains a `let` or a
 /// `match`).
 fn wants_break(e: &Expr) -> bool {
     let mut found = false;
-    visit_children(e, &mut |c| found = found || wants_break(c));
-    found || matches!(e.kind, ExprKind::Loop { .. } | ExprKind::Match(..)) || is_let(e)
+    for_each_child_expr(&e.kind, &mut |c| found = found || wants_break(c));
+    found || matches!(e.kind, ExprKind::Match(..)) || is_let(e)
 }
 
 /// Whether the last thing printed for `e` (bare) is a `match`, which would take any following
@@ -131,83 +132,6 @@ fn ends_in_match(e: &Expr) -> bool {
         | ExprKind::RecordUpdate(_, _, x)
         | ExprKind::Range { end: x, .. } => ends_in_match(x),
         _ => false,
-    }
-}
-
-fn visit_children(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    let dims = |idx: &[DimIndex], f: &mut dyn FnMut(&Expr)| {
-        for d in idx {
-            match d {
-                DimIndex::Fix(x) => f(x),
-                DimIndex::Slice { start, end, stride } => {
-                    [start, end, stride].into_iter().flatten().for_each(&mut *f)
-                }
-            }
-        }
-    };
-    match &e.kind {
-        ExprKind::Literal(_)
-        | ExprKind::Var(_)
-        | ExprKind::OpSection(_)
-        | ExprKind::ProjectSection(_) => {}
-        ExprKind::Tuple(es) | ExprKind::ArrayLit(es) | ExprKind::Constr(_, es) => {
-            es.iter().for_each(f)
-        }
-        ExprKind::Record(fs) => fs.iter().for_each(|fl| match fl {
-            RecordField::Explicit(_, x) | RecordField::Implicit(_, x) => f(x),
-        }),
-        ExprKind::Range { start, second, end, .. } => {
-            f(start);
-            second.iter().for_each(|x| f(x));
-            f(end);
-        }
-        ExprKind::Project(x, _)
-        | ExprKind::Neg(x)
-        | ExprKind::Not(x)
-        | ExprKind::LeftSection(_, x)
-        | ExprKind::RightSection(_, x)
-        | ExprKind::Ascript(x, _)
-        | ExprKind::Coerce(x, _)
-        | ExprKind::Lambda { body: x, .. } => f(x),
-        ExprKind::Index(x, idx) => {
-            f(x);
-            dims(idx, f);
-        }
-        ExprKind::Apply(a, b)
-        | ExprKind::BinOp { lhs: a, rhs: b, .. }
-        | ExprKind::Assert(a, b)
-        | ExprKind::RecordUpdate(a, _, b)
-        | ExprKind::Let { rhs: a, body: b, .. }
-        | ExprKind::LetFun { rhs: a, body: b, .. } => {
-            f(a);
-            f(b);
-        }
-        ExprKind::If(a, b, c) => {
-            f(a);
-            f(b);
-            f(c);
-        }
-        ExprKind::LetWith { indices, value, body, .. } => {
-            dims(indices, f);
-            f(value);
-            f(body);
-        }
-        ExprKind::Update(a, idx, b) => {
-            f(a);
-            dims(idx, f);
-            f(b);
-        }
-        ExprKind::Loop { init, form, body, .. } => {
-            init.iter().for_each(|x| f(x));
-            match form {
-                LoopForm::For { bound: x, .. } | LoopForm::ForIn(_, x) | LoopForm::While(x) => f(x),
-            }
-            f(body);
-        }
-        ExprKind::Match(x, cases) => {
-            f(x);
-            cases.iter().for_each(|(_, b)| f(b));
-        }
     }
 }
 
@@ -270,6 +194,12 @@ impl Printer {
     fn col(&self) -> usize {
         let line = self.out.rsplit('\n').next().unwrap_or("");
         line.chars().count()
+    }
+
+    /// The indentation of the current line.
+    fn line_indent(&self) -> usize {
+        let line = self.out.rsplit('\n').next().unwrap_or("");
+        line.len() - line.trim_start_matches(' ').len()
     }
 
     /// Start a new line indented to `col` (a space in flat mode).
@@ -344,8 +274,12 @@ impl Printer {
     }
 
     fn type_params(&mut self, ps: &[TypeParam]) {
-        for p in ps {
-            self.w(" ");
+        for (i, p) in ps.iter().enumerate() {
+            // `[n][m]`, as Futhark programs write them.
+            let after_size = i > 0 && matches!(ps[i - 1], TypeParam::Size { .. });
+            if !(after_size && matches!(p, TypeParam::Size { .. })) {
+                self.w(" ");
+            }
             match p {
                 TypeParam::Size { name, .. } => {
                     self.w("[");
@@ -465,14 +399,10 @@ impl Printer {
             ExprKind::Neg(x) | ExprKind::Not(x) => {
                 self.w(if matches!(e.kind, ExprKind::Neg(_)) { "-" } else { "!" });
                 // `--` would start a comment and `-!` lex as one operator.
-                let inner = Ctx::op(Prec::Prefix, ctx.tail);
                 if matches!(x.kind, ExprKind::Neg(_) | ExprKind::Not(_)) {
-                    self.w("(");
-                    self.expr(x, Ctx::TOP);
-                    self.w(")");
-                } else {
-                    self.expr(x, inner);
+                    self.w(" ");
                 }
+                self.expr(x, Ctx::op(Prec::Prefix, ctx.tail));
             }
             ExprKind::OpSection(op) => {
                 self.w("(");
@@ -502,7 +432,7 @@ impl Printer {
                 self.w(")");
             }
             ExprKind::Lambda { params, ret, body } => {
-                let base = self.col();
+                let base = self.line_indent();
                 self.w("\\");
                 for (i, p) in params.iter().enumerate() {
                     if i > 0 {
@@ -562,8 +492,7 @@ impl Printer {
                     }
                 }
                 self.w(" do");
-                self.nl(base + 2);
-                self.expr(body, Ctx::TOP);
+                self.body(body, base);
             }
             ExprKind::Match(x, cases) => {
                 let base = self.col();
