@@ -519,7 +519,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `start..end`, `start..second...end`, `start..<end`, `start..>end`, with Futhark's
-    /// validity rules.
+    /// validity rules: the step must be nonzero and point from `start` towards `end`, and `end`
+    /// must not lie behind `start` (`3..>3` and `3..<3` are empty, `3..<2` is invalid).
     fn range(
         &mut self,
         start: &'a Expr,
@@ -556,7 +557,7 @@ impl<'a> Lowerer<'a> {
                 let w = self.b.cmp(CmpOp::Eq, t, sign, one);
                 let d = self.b.binop(BinOp::Sub, t, s, e);
                 let d = self.b.convert(t, PrimType::I64, d);
-                (d, w, self.b.cmp(CmpOp::Le, t, s, e))
+                (d, w, self.b.cmp(CmpOp::Lt, t, s, e))
             }
             RangeEnd::UpToExclusive => {
                 let w = self.b.cmp(CmpOp::Eq, t, sign, negone);
@@ -566,7 +567,7 @@ impl<'a> Lowerer<'a> {
             }
             RangeEnd::Inclusive => {
                 let down = self.b.cmp(CmpOp::Eq, t, sign, negone);
-                let inv_down = self.b.cmp(CmpOp::Le, t, s, e);
+                let inv_down = self.b.cmp(CmpOp::Lt, t, s, e);
                 let inv_up = self.b.cmp(CmpOp::Lt, t, e, s);
                 let invalid = self.b.select(down, inv_down, inv_up, PrimType::Bool);
                 let dd = self.b.binop(BinOp::Sub, t, s, e);

@@ -42,9 +42,19 @@ use sval::{has_arrow, match_type, split_arrows, Env, SVal};
 pub fn lower(checked: &CheckedProgram) -> Result<Program, Vec<Diagnostic>> {
     let mut l = Lowerer::new(checked);
     let mut errors = Vec::new();
+    // As in Futhark, the user's (last) `def main` is an entry point too.
+    let main_dec = checked
+        .program
+        .decs
+        .iter()
+        .enumerate()
+        .skip(checked.prelude_decs)
+        .filter(|(_, d)| matches!(d, Dec::Val(v) if v.name == "main"))
+        .map(|(i, _)| i)
+        .next_back();
     for (i, dec) in checked.program.decs.iter().enumerate().skip(checked.prelude_decs) {
         let Dec::Val(v) = dec else { continue };
-        let r = if v.entry { l.entry(i, v) } else { l.plain_def(i, v) };
+        let r = if v.entry || Some(i) == main_dec { l.entry(i, v) } else { l.plain_def(i, v) };
         if let Err(d) = r {
             errors.push(d);
             l.b.reset();
