@@ -753,3 +753,30 @@ fn deep_inlining() {
         }
     }
 }
+
+#[test]
+fn polymorphic_function_used_at_two_types() {
+    check_ir(
+        "def twice_sum 't (add: t -> t -> t) (x: t) : t = add x x
+def first [n] 't (xs: [n]t) : t = xs[0]
+entry main (a: []i32) (b: []f64) : (i32, f64, i32) = (first a, first b, twice_sum (+) (first a))",
+        expect![[r#"
+            fun first (n_4: i64, xs_5: [n_4]i32) : i32 =
+              let elem_6: i32 = xs_5[0i64]
+              in elem_6
+
+            fun first_1 (n_8: i64, xs_9: [n_8]f64) : f64 =
+              let elem_10: f64 = xs_9[0i64]
+              in elem_10
+
+            fun main (d_0: i64, d_1: i64, a_2: [d_0]i32, b_3: [d_1]f64) : (i32, f64, i32) =
+              let r_7: i32 = first(d_0, a_2)
+              let r_11: f64 = first_1(d_1, b_3)
+              let x_12: i32 = first(d_0, a_2)
+              let sum_13: i32 = x_12 + x_12
+              in (r_7, r_11, sum_13)
+
+            entry main ([]i32, []f64) : (i32, f64, i32) = main
+        "#]],
+    );
+}

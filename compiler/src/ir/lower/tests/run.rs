@@ -236,3 +236,33 @@ entry z (xs: []i32) (ys: []f32) : ([]f32, []i32) = let ps = zip xs ys in (map (.
     ok(src, "c", "[1i32] [2i32, 3i32]", "[1i32, 2i32, 3i32, 1i32]");
     ok(src, "z", "[1i32, 2i32] [3f32, 4f32]", "[3.0f32, 4.0f32] [2i32, 1i32]");
 }
+
+#[test]
+fn operators_functions_and_local_definitions() {
+    let src = "def avg (a: f32) (b: f32) : f32 = (a + b) / 2
+def sub (a: i32) (b: i32) : i32 = a - b
+entry ops (x: i32) (y: i32) : (i32, i32, i32) = (x `sub` y, (`sub` y) x, (x `sub`) y)
+entry backticks (a: f32) (b: f32) : f32 = a `avg` b
+entry locals (xs: []i32) : ([]i32, i32) =
+  let add [n] (k: i32) (ys: [n]i32) : [n]i32 = map (+ k) ys
+  let total = reduce (+) 0
+  in (add 1 xs, total xs)
+entry sized (xs: []i32) : i64 = let [n] (ys: [n]i32) = filter (> 0) xs in n
+entry noinit (n: i64) : (i64, i64) = let a = 1 let b = 0 in loop (a, b) for i < n do (a + b, a)";
+    ok(src, "ops", "1i32 2i32", "-1i32 -1i32 -1i32");
+    ok(src, "backticks", "1f32 2f32", "1.5f32");
+    ok(src, "locals", "[1i32, 2i32]", "[2i32, 3i32] 3i32");
+    ok(src, "sized", "[1i32, -2i32, 3i32]", "2i64");
+    ok(src, "noinit", "5i64", "8i64 5i64");
+}
+
+#[test]
+fn for_in_loops_over_tuples_and_nested_maps() {
+    let src = "entry dot (xs: []f32) (ys: []f32) : f32 = loop s = 0 for (x, y) in zip xs ys do s + x * y
+entry outer (xs: []i32) (ys: []i32) : [][]i32 = map (\\x -> map (\\y -> x * y) ys) xs
+entry rows (xss: [][]f32) : []f32 = map (\\row -> f32.sum row) xss";
+    ok(src, "dot", "[1f32, 2f32] [3f32, 4f32]", "11.0f32");
+    ok(src, "outer", "[1i32, 2i32] [3i32, 4i32, 5i32]", "[[3i32, 4i32, 5i32], [6i32, 8i32, 10i32]]");
+    ok(src, "outer", "empty([0]i32) [3i32]", "empty([0][1]i32)");
+    ok(src, "rows", "[[1f32, 2f32], [3f32, 4f32]]", "[3.0f32, 7.0f32]");
+}
