@@ -186,7 +186,7 @@ impl Builder {
         let stms = if self.open.len() > 1 {
             self.open.pop().unwrap_or_default()
         } else {
-            std::mem::take(&mut self.open[0])
+            self.open.first_mut().map(std::mem::take).unwrap_or_default()
         };
         Body { stms, result }
     }

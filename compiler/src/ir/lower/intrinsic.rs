@@ -809,7 +809,9 @@ impl<'a> Lowerer<'a> {
                     let wd = atom_dim(w0).ok_or_else(|| internal(span, "width"))?;
                     let mut f = |x: Atom, t: &Type| -> LResult<(Atom, Type)> {
                         let mut sh = shape(t).to_vec();
-                        sh[0] = wd;
+                        if let Some(d) = sh.first_mut() {
+                            *d = wd;
+                        }
                         let to = array_ty(t.elem(), sh.clone());
                         let arr = self.b.var_of(x, t, "t");
                         let v = self.b.let1("t", to.clone(), Exp::Reshape { arr, shape: sh });
@@ -861,7 +863,9 @@ impl<'a> Lowerer<'a> {
             let xv = self.b.var_of(x, &xt, "t");
             let yv = self.b.var_of(y, &want_t, "t");
             let mut sh = shape(&xt).to_vec();
-            sh[0] = ld;
+            if let Some(d) = sh.first_mut() {
+                *d = ld;
+            }
             let ty = array_ty(xt.elem(), sh);
             let v = self.b.let1(
                 "concat",

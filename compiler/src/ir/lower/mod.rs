@@ -16,7 +16,18 @@
 //! Shapes are computed from IR values: every array leaf carries an IR type whose dims are
 //! constants or `i64` variables in scope, and the checker's sizes are used only to bind size
 //! parameters and to emit the run-time checks that ascriptions, coercions and size-parameter
-//! agreement need.
+//! agreement need (an `Assert` naming both sizes, then a `Reshape`, so types stay truthful).
+//! Sizes that only the computation determines become existential results: of a function, of an
+//! `if` whose branches disagree, of a loop whose arrays change size (a loop size that turns out
+//! invariant is substituted away again).
+//!
+//! A `map` whose function computes its result's size: the statements computing the size are
+//! hoisted out of the lambda when they do not depend on its parameters; otherwise the size is
+//! taken from the function's result on the first element, and every element's result is checked
+//! against it (`size mismatch` for an irregular array), so no IR construct is needed for it.
+//!
+//! As in Futhark, the user's `def main` is an entry point too. Lowering ends by removing dead
+//! statements that cannot fail (the residue of size and bounds computations).
 
 pub mod builder;
 mod control;

@@ -258,11 +258,17 @@ entry noinit (n: i64) : (i64, i64) = let a = 1 let b = 0 in loop (a, b) for i < 
 
 #[test]
 fn for_in_loops_over_tuples_and_nested_maps() {
-    let src = "entry dot (xs: []f32) (ys: []f32) : f32 = loop s = 0 for (x, y) in zip xs ys do s + x * y
+    let src =
+        "entry dot (xs: []f32) (ys: []f32) : f32 = loop s = 0 for (x, y) in zip xs ys do s + x * y
 entry outer (xs: []i32) (ys: []i32) : [][]i32 = map (\\x -> map (\\y -> x * y) ys) xs
 entry rows (xss: [][]f32) : []f32 = map (\\row -> f32.sum row) xss";
     ok(src, "dot", "[1f32, 2f32] [3f32, 4f32]", "11.0f32");
-    ok(src, "outer", "[1i32, 2i32] [3i32, 4i32, 5i32]", "[[3i32, 4i32, 5i32], [6i32, 8i32, 10i32]]");
+    ok(
+        src,
+        "outer",
+        "[1i32, 2i32] [3i32, 4i32, 5i32]",
+        "[[3i32, 4i32, 5i32], [6i32, 8i32, 10i32]]",
+    );
     ok(src, "outer", "empty([0]i32) [3i32]", "empty([0][1]i32)");
     ok(src, "rows", "[[1f32, 2f32], [3f32, 4f32]]", "[3.0f32, 7.0f32]");
 }
