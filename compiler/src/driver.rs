@@ -119,8 +119,7 @@ pub fn show_parse(src: &str) -> Result<String, Vec<Diagnostic>> {
 pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
     let checked = types::check(&ast)?;
-    // Until the checker's printer lands, the schemes are shown as is.
-    Ok(format!("{:#?}\n", &checked.schemes[checked.prelude_decs.min(checked.schemes.len())..]))
+    Ok(types::print::print_checked(&checked))
 }
 
 /// The core IR after lowering.
@@ -172,6 +171,14 @@ mod tests {
         assert!(text.contains("def main (x: i32) = x + 1"), "{text}");
         let e = show_parse("def main = if true else 1").unwrap_err();
         assert!(e[0].message.contains("expected"), "{e:?}");
+    }
+
+    #[test]
+    fn show_types_prints_inferred_types() {
+        let text = show_types("def inc (x: i32) = x + 1").unwrap();
+        assert!(text.contains("inc") && text.contains("i32"), "{text}");
+        let e = show_types("def f (x: i32) : bool = x").unwrap_err();
+        assert!(e[0].message.contains("type mismatch"), "{e:?}");
     }
 
     #[test]
