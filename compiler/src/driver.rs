@@ -42,6 +42,19 @@ pub fn run_interp(
     interp::run_entry(&compiled.ir, entry, args)
 }
 
+/// A diagnostic rendered with a source excerpt, or as plain lines when it has no place in the
+/// program (a dummy span: an unknown entry point, arguments that do not fit it).
+pub fn render_diagnostic(d: &Diagnostic, file: &str, src: &str) -> String {
+    if d.span != Span::DUMMY {
+        return d.render(file, src);
+    }
+    let mut s = format!("error: {}: {}\n", d.phase.as_str(), d.message);
+    for h in &d.hints {
+        s.push_str(&format!("  = hint: {h}\n"));
+    }
+    s
+}
+
 /// The number of arguments an entry point takes, if it exists.
 pub fn entry_arity(compiled: &Compiled, entry: &str) -> Option<usize> {
     compiled.ir.entry(entry).map(|e| e.params.len())
@@ -119,15 +132,13 @@ pub fn show_parse(src: &str) -> Result<String, Vec<Diagnostic>> {
 pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
     let checked = types::check(&ast)?;
-    // Until the checker's printer lands, the schemes are shown as is.
-    Ok(format!("{:#?}\n", &checked.schemes[checked.prelude_decs.min(checked.schemes.len())..]))
+    Ok(types::print::print_checked(&checked))
 }
 
 /// The core IR after lowering.
 pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
     let compiled = compile(src)?;
-    // Until the IR printer lands, the structure is shown as is.
-    Ok(format!("{:#?}\n", compiled.ir))
+    Ok(ir::print::print_program(&compiled.ir))
 }
 
 /// The reference interpreter as a backend for the test runner.
@@ -172,6 +183,47 @@ mod tests {
         assert!(text.contains("def main (x: i32) = x + 1"), "{text}");
         let e = show_parse("def main = if true else 1").unwrap_err();
         assert!(e[0].message.contains("expected"), "{e:?}");
+    }
+
+    #[test]
+    fn show_types_prints_inferred_types() {
+        let text = show_types("def inc (x: i32) = x + 1").unwrap();
+        assert!(text.contains("inc") && text.contains("i32"), "{text}");
+        let e = show_types("def f (x: i32) : bool = x").unwrap_err();
+        assert!(e[0].message.contains("type mismatch"), "{e:?}");
+    }
+
+    #[test]
+    fn diagnostics_without_a_place_have_no_excerpt() {
+        let d = Diagnostic::new(Phase::Value, Span::DUMMY, "unknown entry point `f`")
+            .with_hint("entry points: `main`");
+        assert_eq!(
+            render_diagnostic(&d, "a.fut", "def main = 1"),
+            "error: value error: unknown entry point `f`\n  = hint: entry points: `main`\n"
+        );
+        let d = Diagnostic::runtime(Span::new(4, 8), "boom");
+        assert!(render_diagnostic(&d, "a.fut", "def main = 1").contains("a.fut:1:5"));
+    }
+
+    #[test]
+    fn show_ir_prints_the_core_ir() {
+        let text = show_ir("entry main (x: i32) : i32 = x + 1").unwrap();
+        assert!(text.contains("main"), "{text}");
+    }
+
+    #[test]
+    fn the_interpreter_runs_entry_points() {
+        let c = compile("entry main (x: i32) : i32 = x + 1").unwrap();
+        let args = crate::value::text::parse_values("41").unwrap();
+        assert_eq!(
+            run_interp(&c, "main", &args).unwrap(),
+            crate::value::text::parse_values("42").unwrap()
+        );
+        assert_eq!(entry_arity(&c, "main"), Some(1));
+        assert_eq!(entry_arity(&c, "nope"), None);
+        let e = run_interp(&c, "nope", &args).unwrap_err();
+        assert_eq!(e.message, "unknown entry point `nope`");
+        assert_eq!(e.hints, vec!["entry points: `main`".to_string()]);
     }
 
     #[test]

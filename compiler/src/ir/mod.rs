@@ -6,12 +6,17 @@
 //!   are computed before values (size slicing). A statement whose result size is not known in
 //!   advance (filter-like code, an existential return) binds the size as an extra `i64` result first.
 //! * Operands are [`Atom`]s (a variable or a constant); nested computation lives in [`Body`]s.
+//! * Types are truthful: at run time, every array value has exactly the shape its type states.
+//!   Where two sizes are equal only by the source type rules, lowering inserts an `Assert` (and a
+//!   `Reshape` to the expected dims) rather than typing a value with another variable's size.
 //!
 //! The printer (`ir::print`) and the validator (`ir::validate`) are the reference for what each
 //! construct means; the interpreter (`crate::interp`) gives it semantics.
 
 use crate::diag::Span;
 pub mod lower;
+pub mod print;
+pub mod validate;
 
 use crate::prim::{IntType, PrimType, PrimValue};
 
@@ -172,9 +177,10 @@ pub enum MathFn {
     CopySign,
     /// `fma(a, b, c) = a*b + c`.
     Fma,
-    /// `f32.to_bits` and friends: reinterpret as the unsigned integer of the same width.
+    /// `f32.to_bits` and friends: reinterpret as the unsigned integer of the same width. As for
+    /// `FromBits`, the `PrimType` of the `Math` expression is the float type.
     ToBits,
-    /// `f32.from_bits`.
+    /// `f32.from_bits`: the argument is the unsigned integer of the float's width.
     FromBits,
     /// Count leading zeros, trailing zeros, population count (integers; result `i32`).
     Clz,
@@ -276,6 +282,8 @@ pub enum Exp {
         fun: usize,
         args: Vec<Atom>,
     },
+    /// `ret` is the statement's pattern types: a dim may name an `i64` bound earlier in the same
+    /// pattern, which each branch then returns as a leading value (an existential size).
     If {
         cond: Atom,
         then_body: Body,
@@ -283,6 +291,8 @@ pub enum Exp {
         ret: Vec<Type>,
     },
     /// `loop params = inits for/while ... do body`; body returns the new parameter values.
+    /// Parameter types may name earlier `i64` parameters (sizes that change between iterations);
+    /// the statement's pattern has the parameters' types with those names replaced by the pattern's.
     Loop {
         params: Vec<(Param, Atom)>,
         form: LoopForm,
@@ -347,7 +357,10 @@ pub struct FunDef {
     pub name: String,
     pub params: Vec<Param>,
     /// Result types may mention `params` (in their dims) and the `existentials`, which the body
-    /// returns first, before the values.
+    /// returns first, before the values. `ret[..existentials]` are `i64`; a later result type
+    /// names an existential by the variable the body returns at that position
+    /// (`body.result[j]`, always a variable). At a call, the statement's pattern binds the
+    /// existentials first, and its types name those pattern variables instead.
     pub existentials: usize,
     pub ret: Vec<Type>,
     pub body: Body,
@@ -372,6 +385,7 @@ pub struct EntryPoint {
     /// dimension of each array parameter, in order), then the flattened values.
     pub fun: usize,
     pub params: Vec<EntryType>,
+    /// The function's results after its `existentials` (which are not returned to the caller).
     pub results: Vec<EntryType>,
     pub span: Span,
 }

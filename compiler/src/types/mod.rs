@@ -1,12 +1,56 @@
 //! The type checker: constraint generation, then solving (unification and sizes), per top-level
 //! definition, with Hindley-Milner generalisation at the top level.
+//!
+//! Per definition: `gen` walks the body once, giving every node a type and recording constraints
+//! (`constraint::Constraint`: equalities with their reasons, overloading classes, field access,
+//! applications, indexing, branch joins, scopes, loops) in order; `solve` discharges them in order,
+//! deferring those whose types are not known yet, then defaults overloaded literals (`i32`, `f64`);
+//! `generalise` quantifies what is left; `alias` checks uniqueness and `restrict` Futhark's
+//! restrictions on the solved types.
+//!
+//! What lowering can rely on, beyond the contract on [`CheckedProgram`]:
+//! - Sizes are `Size::Const` or `Size::Var(name)`. A name is a size parameter of the enclosing
+//!   definition (explicit `[n]`, or inferred, named `n₁`, `n₂`, ... and listed in
+//!   `Scheme::size_params`), a local function's size parameter, an `i64` variable in scope (a
+//!   parameter, a `let`, a loop variable, a size binder `let [n] ...`), a named function parameter
+//!   (`(n: i64) -> [n]t`, bound by the arrow), or an existential the checker invented. Invented names
+//!   contain subscript digits (`k₁₂`), which users cannot write; [`is_invented`] tells them apart.
+//! - An invented existential is the size of a value computed at run time: a `filter` result, a
+//!   slice other than `a[:k]`/`a[0:k]`/`a[:]`, a range other than `0..<n`/literal bounds, `++`, the
+//!   result of an `if`/`match` whose branches differ in size, a loop parameter whose size changes,
+//!   or a value whose size was named by a variable that went out of scope. Each application of a
+//!   function with `[]` in its result type gets fresh names.
+//! - A `Var` node of a size parameter (`def length [n] 't (_: [n]t) = n`) has type `i64`.
+//! - The result of `e : t` has type `t` (sizes checked statically); the result of `e :> t` has the
+//!   sizes of `t` while `e` keeps its own: lowering checks them at run time.
+//! - A backticked function (``x `f` y``) has no `Var` node: its instance is `lhs -> rhs -> result`
+//!   from the operand and `BinOp` node types. `x |> f` is `f x`, `f <| x` is `f x`.
+//! - Local functions (`let f ... = ... in`) are monomorphic, except in their explicit size
+//!   parameters, which are instantiated at each use; their parameters' types mention those names.
 
+mod alias;
+mod checker;
+mod constraint;
+mod env;
+mod gen;
+mod generalise;
+mod ity;
+mod prelude;
+pub mod print;
+mod restrict;
+mod solve;
+#[cfg(test)]
+mod tests;
 pub mod ty;
+mod typeexp;
+mod unify;
 
 use std::collections::HashMap;
 
 use crate::diag::Diagnostic;
 use crate::syntax::ast::{self, NodeId};
+pub use ity::is_invented;
+pub use prelude::PRELUDE_SRC;
 pub use ty::{Scheme, Size, TyVar, Type};
 
 /// The output of the checker, and the input of lowering.
@@ -31,7 +75,9 @@ pub struct CheckedProgram {
 }
 
 /// Type-check a parsed program (the prelude is added by the checker).
+///
+/// On failure, every error found is returned: at least the first of each erroneous definition
+/// (later definitions are checked with an erroneous one's uses left unconstrained).
 pub fn check(program: &ast::Program) -> Result<CheckedProgram, Vec<Diagnostic>> {
-    let _ = program;
-    Err(vec![Diagnostic::ty(crate::Span::DUMMY, "the type checker is not built yet")])
+    checker::check_program(program, prelude::parse_sig)
 }

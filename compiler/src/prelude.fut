@@ -1,0 +1,74 @@
+-- The prelude: the library functions that are ordinary source, with Futhark's types. The
+-- intrinsics (map, reduce, scan, filter, zip, iota, replicate, the numeric modules, ...) are typed
+-- from their signatures in intrinsics.rs and implemented by lowering directly.
+--
+-- A definition only sees those above it. Where Futhark's types use size arithmetic (`[n-1]t`),
+-- these return an existentially sized array (`[]t`).
+
+def id '^a (x: a) : a = x
+
+def const '^a '^b (x: a) (_: b) : a = x
+
+def flip '^a '^b '^c (f: a -> b -> c) (b: b) (a: a) : c = f a b
+
+def curry '^a '^b '^c (f: (a, b) -> c) (a: a) (b: b) : c = f (a, b)
+
+def uncurry '^a '^b '^c (f: a -> b -> c) (p: (a, b)) : c = f p.0 p.1
+
+def map1 'a [n] 'x (f: a -> x) (xs: [n]a) : *[n]x = map f xs
+
+def map2 'a 'b [n] 'x (f: a -> b -> x) (xs: [n]a) (ys: [n]b) : *[n]x =
+  map (\(x, y) -> f x y) (zip xs ys)
+
+def map3 'a 'b 'c [n] 'x (f: a -> b -> c -> x) (xs: [n]a) (ys: [n]b) (zs: [n]c) : *[n]x =
+  map (\(x, y, z) -> f x y z) (zip3 xs ys zs)
+
+def map4 'a 'b 'c 'd [n] 'x (f: a -> b -> c -> d -> x) (xs: [n]a) (ys: [n]b) (zs: [n]c) (ws: [n]d) : *[n]x =
+  map (\(x, y, z, w) -> f x y z w) (zip4 xs ys zs ws)
+
+def map5 'a 'b 'c 'd 'e [n] 'x (f: a -> b -> c -> d -> e -> x) (xs: [n]a) (ys: [n]b) (zs: [n]c) (ws: [n]d) (vs: [n]e) : *[n]x =
+  map (\(x, y, z, w, v) -> f x y z w v) (zip5 xs ys zs ws vs)
+
+def length [n] 't (_: [n]t) : i64 = n
+
+def head [n] 't (xs: [n]t) : t = xs[0]
+
+def last [n] 't (xs: [n]t) : t = xs[n - 1]
+
+def tail [n] 't (xs: [n]t) : []t = xs[1:]
+
+def init [n] 't (xs: [n]t) : []t = xs[0:n - 1]
+
+def take [n] 't (i: i64) (xs: [n]t) : [i]t = xs[0:i]
+
+def drop [n] 't (i: i64) (xs: [n]t) : []t = xs[i:]
+
+def split [n] 't (i: i64) (xs: [n]t) : ([i]t, []t) = (xs[0:i], xs[i:])
+
+def reverse [n] 't (xs: [n]t) : [n]t = xs[::-1] :> [n]t
+
+def rotate [n] 't (r: i64) (xs: [n]t) : [n]t = map (\i -> xs[(i + r) % n]) (iota n)
+
+def indices [n] 't (_: [n]t) : *[n]i64 = iota n
+
+def foldl [n] 'a 'b (f: a -> b -> a) (acc: a) (bs: [n]b) : a =
+  loop acc for b in bs do f acc b
+
+def foldr [n] 'a 'b (f: b -> a -> a) (acc: a) (bs: [n]b) : a =
+  foldl (flip f) acc (reverse bs)
+
+def tabulate 'a (n: i64) (f: i64 -> a) : *[n]a = map1 f (iota n)
+
+def tabulate_2d 'a (n: i64) (m: i64) (f: i64 -> i64 -> a) : *[n][m]a =
+  map1 (f >-> tabulate m) (iota n)
+
+def tabulate_3d 'a (n: i64) (m: i64) (o: i64) (f: i64 -> i64 -> i64 -> a) : *[n][m][o]a =
+  map1 (f >-> tabulate_2d m o) (iota n)
+
+def all [n] 'a (f: a -> bool) (xs: [n]a) : bool = reduce (&&) true (map f xs)
+
+def any [n] 'a (f: a -> bool) (xs: [n]a) : bool = reduce (||) false (map f xs)
+
+def and [n] (xs: [n]bool) : bool = all id xs
+
+def or [n] (xs: [n]bool) : bool = any id xs

@@ -1,0 +1,186 @@
+//! Checking a whole program, one top-level declaration at a time: generate constraints, solve,
+//! generalise, then the checks that need solved types (uniqueness, restrictions).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::diag::Diagnostic;
+use crate::syntax::ast::{self, Dec, NodeId, TypeDec, TypeParam, ValDec};
+
+use super::alias::AliasCheck;
+use super::env::{scheme_of_sig, Globals, ParseSig};
+use super::gen::Gen;
+use super::generalise::{convert_table, generalise};
+use super::ity::{IScheme, Store, Ty};
+use super::print::scheme_names;
+use super::restrict::Restrict;
+use super::solve::Solver;
+use super::typeexp::Abbrev;
+use super::{prelude, CheckedProgram, Scheme, Type};
+
+struct Checker {
+    globals: Globals,
+    expr_types: HashMap<NodeId, Type>,
+    pat_types: HashMap<NodeId, Type>,
+    schemes: Vec<Option<Scheme>>,
+    errors: Vec<Diagnostic>,
+    /// Counter for invented names, shared by all definitions so they never clash.
+    next_name: u32,
+}
+
+pub(crate) fn check_program(
+    program: &ast::Program,
+    parse_sig: ParseSig,
+) -> Result<CheckedProgram, Vec<Diagnostic>> {
+    let prelude = prelude::parse_prelude(program.next_id)?;
+    let prelude_decs = prelude.decs.len();
+    let mut decs = prelude.decs;
+    decs.extend(program.decs.iter().cloned());
+    let combined = ast::Program { decs, next_id: prelude.next_id };
+    let mut c = Checker {
+        globals: Globals::new(parse_sig),
+        expr_types: HashMap::new(),
+        pat_types: HashMap::new(),
+        schemes: Vec::new(),
+        errors: Vec::new(),
+        next_name: 0,
+    };
+    for d in &combined.decs {
+        match d {
+            Dec::Type(t) => {
+                c.type_dec(t);
+                c.schemes.push(None);
+            }
+            Dec::Val(v) => {
+                let s = c.val_dec(v);
+                c.schemes.push(Some(s));
+            }
+        }
+    }
+    let mut errors = c.errors;
+    let mut sig_errors = c.globals.sig_errors.take();
+    sig_errors.dedup();
+    errors.extend(sig_errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(CheckedProgram {
+        program: combined,
+        prelude_decs,
+        expr_types: c.expr_types,
+        pat_types: c.pat_types,
+        schemes: c.schemes,
+    })
+}
+
+impl Checker {
+    fn type_dec(&mut self, t: &TypeDec) {
+        // Check the definition once, with its parameters abstract.
+        let (_, errors) = scheme_of_sig(&t.params, &t.def, &self.globals.abbrevs);
+        let broken = !errors.is_empty();
+        self.errors.extend(errors);
+        self.globals.abbrevs.insert(
+            t.name.clone(),
+            Abbrev { params: t.params.clone(), def: t.def.clone(), broken },
+        );
+    }
+
+    fn val_dec(&mut self, v: &ValDec) -> Scheme {
+        let store = Store { next_name: self.next_name, ..Store::default() };
+        let mut gen = Gen::new(&self.globals, store);
+        let typing = gen.def(v);
+        let too_deep = gen.too_deep;
+        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, .. } = gen;
+
+        let mut solver = Solver::new(&mut store);
+        solver.solve(cs);
+        errors.append(&mut solver.errors);
+        let app_unique = std::mem::take(&mut solver.app_unique);
+
+        let all: Vec<&Ty> = expr_ty.values().chain(pat_ty.values()).collect();
+        let mut ambiguous = Vec::new();
+        let mut g = generalise(&mut store, &typing, &all, &mut ambiguous);
+        if errors.is_empty() {
+            errors = ambiguous;
+        }
+        let mut types = HashMap::new();
+        let mut pats = HashMap::new();
+        convert_table(&store, &expr_ty, &g.quantified, &mut types);
+        convert_table(&store, &pat_ty, &g.quantified, &mut pats);
+        self.next_name = store.next_name;
+
+        if errors.is_empty() && !too_deep {
+            let mut a = AliasCheck::new(&types, &pats, &app_unique);
+            let fresh = a.def(v);
+            errors.append(&mut a.errors);
+            if fresh && !typing.ret_declared && !v.params.is_empty() {
+                // As in Futhark, a result that aliases no parameter is unique.
+                g.scheme.ty = unique_result_i(&g.scheme.ty, v.params.len());
+                g.out_scheme.ty = unique_result(&g.out_scheme.ty, v.params.len());
+            }
+            let names = scheme_names(
+                &g.out_scheme,
+                v.type_params.iter().filter_map(|p| match p {
+                    TypeParam::Type { name, .. } => Some(name.clone()),
+                    TypeParam::Size { .. } => None,
+                }),
+            );
+            let mut r = Restrict { types: &types, pats: &pats, names: &names, errors: Vec::new() };
+            r.def(v, &g.out_scheme);
+            r.expr(&v.body);
+            errors.append(&mut r.errors);
+        }
+
+        self.expr_types.extend(types);
+        self.pat_types.extend(pats);
+        let scheme = if errors.is_empty() {
+            g.scheme
+        } else {
+            // Uses of an erroneous definition are unconstrained, so its mistakes are reported once.
+            IScheme {
+                size_params: vec![],
+                type_params: vec![],
+                tparam_names: vec![],
+                ty: Ty::Err,
+                exists: vec![],
+            }
+        };
+        // Within a definition, report in source order.
+        errors.sort_by_key(|e| e.span.start);
+        self.errors.append(&mut errors);
+        self.globals.values.insert(v.name.clone(), Rc::new(scheme));
+        g.out_scheme
+    }
+}
+
+/// Mark the result of a function of `n` parameters unique (internal types).
+fn unique_result_i(t: &Ty, n: usize) -> Ty {
+    match t {
+        Ty::Arrow { param, from, to } if n > 0 => Ty::Arrow {
+            param: param.clone(),
+            from: from.clone(),
+            to: Box::new(unique_result_i(to, n - 1)),
+        },
+        t if n == 0 => t.make_unique(),
+        t => t.clone(),
+    }
+}
+
+/// Mark the result of a function of `n` parameters unique.
+fn unique_result(t: &Type, n: usize) -> Type {
+    match t {
+        Type::Arrow { param, from, to } if n > 0 => Type::Arrow {
+            param: param.clone(),
+            from: from.clone(),
+            to: Box::new(unique_result(to, n - 1)),
+        },
+        Type::Array { shape, elem, .. } if n == 0 => {
+            Type::Array { shape: shape.clone(), elem: elem.clone(), unique: true }
+        }
+        Type::Tuple(ts) if n == 0 => Type::Tuple(ts.iter().map(|t| unique_result(t, 0)).collect()),
+        Type::Record(fs) if n == 0 => {
+            Type::Record(fs.iter().map(|(k, t)| (k.clone(), unique_result(t, 0))).collect())
+        }
+        t => t.clone(),
+    }
+}

@@ -1,0 +1,1149 @@
+//! Constraint generation: one walk over a top-level definition that gives every expression and
+//! pattern a type (usually a fresh variable) and records, in order, the constraints that relate
+//! them. Nothing is solved here; the solver (`solve.rs`) discharges the list afterwards.
+
+use std::collections::HashMap;
+
+use crate::diag::{Diagnostic, Span};
+use crate::prim::PrimType;
+use crate::syntax::ast::{
+    DimIndex, Expr, ExprKind, Literal, LoopForm, Name, NodeId, Pat, PatKind, RangeEnd, RecordField,
+    TypeExp, TypeParam, ValDec,
+};
+
+use super::constraint::{ApplyInfo, ArgSize, Constraint, IndexDim, Kind, Reason, SliceSize};
+use super::env::Globals;
+use super::ity::{Dim, PrimSet, Store, TVar, Ty};
+use super::typeexp::{did_you_mean, free_size_names, AnySize, Conv};
+
+/// How deeply expressions may nest before the checker gives up (guards the native stack).
+pub(crate) const MAX_DEPTH: usize = 500;
+
+#[derive(Clone, Debug)]
+enum LocalKind {
+    Value,
+    /// A size parameter: an `i64` value and a size.
+    Size,
+    /// A local function with size parameters, instantiated afresh at each use.
+    Fun(Vec<Name>),
+}
+
+#[derive(Clone, Debug)]
+struct Local {
+    name: Name,
+    ty: Ty,
+    kind: LocalKind,
+}
+
+/// A variable bound by a pattern.
+pub(crate) type Bound = Vec<(Name, Ty, Span)>;
+
+/// The generated typing of a top-level definition.
+pub(crate) struct DefTyping {
+    pub ty: Ty,
+    /// The rigid type parameters, in declaration order.
+    pub rigid: Vec<TVar>,
+    pub size_params: Vec<Name>,
+    /// Did the definition declare its return type?
+    pub ret_declared: bool,
+    pub name_span: Span,
+}
+
+pub(crate) struct Gen<'g> {
+    pub globals: &'g Globals,
+    pub store: Store,
+    pub cs: Vec<Constraint>,
+    pub expr_ty: HashMap<NodeId, Ty>,
+    pub pat_ty: HashMap<NodeId, Ty>,
+    pub errors: Vec<Diagnostic>,
+    locals: Vec<Local>,
+    tparams: Vec<(Name, Ty)>,
+    depth: usize,
+    /// Functions being defined (for the "no recursion" hint).
+    defining: Vec<Name>,
+    /// Anonymous size parameters (`[]` in a definition's parameters) invented so far.
+    implicit_sizes: Vec<Name>,
+    pub too_deep: bool,
+}
+
+const ARITH: &[&str] = &["+", "-", "*", "/", "%", "//", "%%", "**"];
+const BITWISE: &[&str] = &["&", "|", "^", "<<", ">>", ">>>"];
+const ORDER: &[&str] = &["<", "<=", ">", ">="];
+
+/// Is `op` one of the built-in operators (rather than a backticked function)?
+pub(crate) fn is_operator(op: &str) -> bool {
+    ARITH.contains(&op)
+        || BITWISE.contains(&op)
+        || ORDER.contains(&op)
+        || ["==", "!=", "&&", "||", "++", "|>", "<|", ">->", "<-<"].contains(&op)
+}
+
+impl<'g> Gen<'g> {
+    pub fn new(globals: &'g Globals, store: Store) -> Self {
+        Gen {
+            globals,
+            store,
+            cs: Vec::new(),
+            expr_ty: HashMap::new(),
+            pat_ty: HashMap::new(),
+            errors: Vec::new(),
+            locals: Vec::new(),
+            tparams: Vec::new(),
+            depth: 0,
+            defining: Vec::new(),
+            implicit_sizes: Vec::new(),
+            too_deep: false,
+        }
+    }
+
+    fn push(&mut self, kind: Kind, span: Span, reason: Reason) {
+        self.cs.push(Constraint { kind, span, reason });
+    }
+
+    fn eq(&mut self, expected: Ty, found: Ty, span: Span, reason: Reason) {
+        self.push(Kind::Eq { expected, found }, span, reason);
+    }
+
+    fn fresh(&mut self, span: Span) -> Ty {
+        self.store.fresh_tvar(span)
+    }
+
+    fn lookup_local(&self, name: &str) -> Option<&Local> {
+        self.locals.iter().rev().find(|l| l.name == name)
+    }
+
+    fn bind(&mut self, bound: Bound) {
+        let mut seen: Vec<&str> = Vec::new();
+        for (n, _, span) in &bound {
+            if seen.contains(&n.as_str()) {
+                self.errors.push(
+                    Diagnostic::ty(*span, format!("`{n}` is bound twice in this pattern"))
+                        .with_label("bound again here"),
+                );
+            }
+            seen.push(n);
+        }
+        for (name, ty, _) in bound {
+            self.locals.push(Local { name, ty, kind: LocalKind::Value });
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Definitions
+
+    pub fn def(&mut self, d: &ValDec) -> DefTyping {
+        self.defining.push(d.name.clone());
+        let mut rigid = Vec::new();
+        let mut size_params = Vec::new();
+        for tp in &d.type_params {
+            match tp {
+                TypeParam::Size { name, .. } => {
+                    self.locals.push(Local {
+                        name: name.clone(),
+                        ty: Ty::i64(),
+                        kind: LocalKind::Size,
+                    });
+                    size_params.push(name.clone());
+                }
+                TypeParam::Type { name, liftedness, span } => {
+                    let t = self.store.fresh_rigid(name, *liftedness, *span);
+                    if let Ty::Var(v) = t {
+                        rigid.push(v);
+                    }
+                    self.tparams.push((name.clone(), t));
+                }
+            }
+        }
+        // `[]` in a parameter's type is an anonymous size parameter, rigid like `[n]`.
+        let (param_tys, names, hidden) = self.params(&d.params, AnySize::SizeParam);
+        size_params.append(&mut self.implicit_sizes);
+        let ret = d.ret.as_ref().map(|te| self.ret_type(te));
+        let body = self.expr(&d.body);
+        let ret_ty = self.check_ret(ret, body, d.body.span, hidden);
+        let ty = arrows(&param_tys, &names, ret_ty);
+        self.defining.pop();
+        DefTyping { ty, rigid, size_params, ret_declared: d.ret.is_some(), name_span: d.name_span }
+    }
+
+    /// Parameters of a function: their types, their arrow names (when a parameter is a plain
+    /// variable, sizes in later types may refer to it), and the names bound by other patterns.
+    fn params(&mut self, ps: &[Pat], any: AnySize) -> (Vec<Ty>, Vec<Option<Name>>, Vec<Name>) {
+        let mut tys = Vec::new();
+        let mut names = Vec::new();
+        let mut hidden = Vec::new();
+        let mut seen: Vec<Name> = Vec::new();
+        for p in ps {
+            let mut bound = Vec::new();
+            let t = self.pat(p, any, &mut bound);
+            for (n, _, span) in &bound {
+                if seen.contains(n) {
+                    self.errors.push(
+                        Diagnostic::ty(*span, format!("`{n}` is bound twice in the parameters"))
+                            .with_label("bound again here"),
+                    );
+                }
+            }
+            seen.extend(bound.iter().map(|(n, _, _)| n.clone()));
+            let simple = simple_name(p);
+            for (n, _, _) in &bound {
+                if simple.as_ref() != Some(n) {
+                    hidden.push(n.clone());
+                }
+            }
+            names.push(simple);
+            tys.push(t);
+            self.bind(bound);
+        }
+        (tys, names, hidden)
+    }
+
+    fn escape(&mut self, ty: Ty, names: Vec<Name>, span: Span) -> Ty {
+        if names.is_empty() {
+            return ty;
+        }
+        let result = self.fresh(span);
+        self.push(Kind::Escape { ty, names, result: result.clone() }, span, Reason::None);
+        result
+    }
+
+    /// Convert a type annotation; size names refer to size parameters and `i64` variables in scope.
+    pub fn conv_type(&mut self, te: &TypeExp, any: AnySize) -> Ty {
+        self.conv_type_names(te, any).0
+    }
+
+    /// A declared return type, and the existential sizes it declares (`[]`, `?[k].`).
+    fn ret_type(&mut self, te: &TypeExp) -> (Ty, Vec<Name>, Span) {
+        let (t, names) = self.conv_type_names(te, AnySize::PerApp);
+        (t, names, te.span)
+    }
+
+    /// Check a body against a declared return type: its declared existential sizes match any size.
+    fn check_ret(
+        &mut self,
+        ret: Option<(Ty, Vec<Name>, Span)>,
+        body: Ty,
+        body_span: Span,
+        hidden: Vec<Name>,
+    ) -> Ty {
+        match ret {
+            Some((t, names, span)) => {
+                self.push(
+                    Kind::BindSizes { pat: t.clone(), rhs: body, names },
+                    body_span,
+                    Reason::Return(span),
+                );
+                t
+            }
+            None => self.escape(body, hidden, body_span),
+        }
+    }
+
+    fn conv_type_names(&mut self, te: &TypeExp, any: AnySize) -> (Ty, Vec<Name>) {
+        let mut names = Vec::new();
+        free_size_names(te, &mut names);
+        let mut sizes = HashMap::new();
+        let mut uses = Vec::new();
+        for (n, span) in names {
+            match self.lookup_local(&n) {
+                Some(Local { kind: LocalKind::Size, .. }) => {
+                    sizes.insert(n.clone(), Dim::Name(n));
+                }
+                Some(Local { kind: LocalKind::Value, ty, .. }) => {
+                    uses.push((ty.clone(), span));
+                    sizes.insert(n.clone(), Dim::Name(n));
+                }
+                _ => {}
+            }
+        }
+        let tparams = self.tparams.iter().cloned().collect();
+        let mut conv = Conv::new(Some(&mut self.store), &self.globals.abbrevs, any);
+        conv.tparams = tparams;
+        conv.sizes = sizes;
+        let t = conv.ty(te);
+        self.errors.append(&mut conv.errors);
+        let invented = std::mem::take(&mut conv.invented);
+        if any == AnySize::SizeParam {
+            self.implicit_sizes.extend(invented.iter().cloned());
+        }
+        for (ty, span) in uses {
+            self.eq(Ty::i64(), ty, span, Reason::SizeVar(span));
+        }
+        (t, invented)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Patterns
+
+    pub fn pat(&mut self, p: &Pat, any: AnySize, bound: &mut Bound) -> Ty {
+        let t = match &p.kind {
+            PatKind::Var(n) => {
+                let t = self.fresh(p.span);
+                bound.push((n.clone(), t.clone(), p.span));
+                t
+            }
+            PatKind::Wildcard => self.fresh(p.span),
+            PatKind::Tuple(ps) => Ty::Tuple(ps.iter().map(|q| self.pat(q, any, bound)).collect()),
+            PatKind::Record(fs) => {
+                let mut out = std::collections::BTreeMap::new();
+                for (n, q) in fs {
+                    let t = self.pat(q, any, bound);
+                    if out.insert(n.clone(), t).is_some() {
+                        self.errors.push(Diagnostic::ty(
+                            q.span,
+                            format!("field `{n}` appears twice in this pattern"),
+                        ));
+                    }
+                }
+                Ty::Record(out)
+            }
+            PatKind::Ascribed(q, te) => {
+                let t = self.conv_type(te, any);
+                let inner = self.pat(q, any, bound);
+                self.eq(t.clone(), inner, q.span, Reason::Ascription(te.span));
+                t
+            }
+            PatKind::Literal(l) => self.literal(l, p.span),
+            PatKind::Constr(name, ps) => {
+                let args = ps.iter().map(|q| self.pat(q, any, bound)).collect();
+                let t = self.fresh(p.span);
+                self.push(
+                    Kind::Constr { ty: t.clone(), name: name.clone(), args },
+                    p.span,
+                    Reason::Pattern,
+                );
+                t
+            }
+        };
+        self.pat_ty.insert(p.id, t.clone());
+        t
+    }
+
+    fn literal(&mut self, l: &Literal, span: Span) -> Ty {
+        match l {
+            Literal::Int(_, Some(t)) => Ty::Prim(PrimType::Int(*t)),
+            Literal::Int(_, None) => self.store.fresh_prim(PrimSet::numeric(), span),
+            Literal::Float(_, Some(t)) => Ty::Prim(PrimType::Float(*t)),
+            Literal::Float(_, None) => self.store.fresh_prim(PrimSet::floats(), span),
+            Literal::Bool(_) => Ty::bool(),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Expressions
+
+    pub fn expr(&mut self, e: &Expr) -> Ty {
+        if self.depth >= MAX_DEPTH {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.errors.push(Diagnostic::ty(
+                    e.span,
+                    format!("this expression is nested too deeply (more than {MAX_DEPTH} levels)"),
+                ));
+            }
+            return Ty::Err;
+        }
+        self.depth += 1;
+        let t = self.expr_kind(e);
+        self.depth -= 1;
+        self.expr_ty.insert(e.id, t.clone());
+        t
+    }
+
+    fn expr_kind(&mut self, e: &Expr) -> Ty {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Literal(l) => self.literal(l, span),
+            ExprKind::Var(name) => self.var(name, span),
+            ExprKind::Tuple(es) => Ty::Tuple(es.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::Record(fields) => {
+                let mut out = std::collections::BTreeMap::new();
+                for f in fields {
+                    let (n, x) = match f {
+                        RecordField::Explicit(n, x) | RecordField::Implicit(n, x) => (n, x),
+                    };
+                    let t = self.expr(x);
+                    if out.insert(n.clone(), t).is_some() {
+                        self.errors
+                            .push(Diagnostic::ty(x.span, format!("field `{n}` is given twice")));
+                    }
+                }
+                Ty::Record(out)
+            }
+            ExprKind::ArrayLit(es) => {
+                let elem = self.fresh(span);
+                let first = es.first().map(|x| x.span);
+                for (i, x) in es.iter().enumerate() {
+                    let t = self.expr(x);
+                    let reason = match first {
+                        Some(f) if i > 0 => Reason::Element { first: f },
+                        _ => Reason::None,
+                    };
+                    self.eq(elem.clone(), t, x.span, reason);
+                }
+                self.push(
+                    Kind::NoFun { ty: elem.clone(), what: "arrays cannot contain functions" },
+                    span,
+                    Reason::None,
+                );
+                Ty::array(Dim::Const(es.len() as i64), elem)
+            }
+            ExprKind::Range { start, second, end, kind } => {
+                let t = self.expr(start);
+                self.push(
+                    Kind::Prim { ty: t.clone(), set: PrimSet::ints() },
+                    start.span,
+                    Reason::None,
+                );
+                for x in second.iter().chain(std::iter::once(end)) {
+                    let u = self.expr(x);
+                    self.eq(t.clone(), u, x.span, Reason::RangeBound { first: start.span });
+                }
+                let dim = self.range_size(start, second.is_some(), end, *kind, &t, span);
+                Ty::array(dim, t)
+            }
+            ExprKind::Project(x, field) => {
+                let record = self.expr(x);
+                let t = self.fresh(span);
+                self.push(
+                    Kind::Field { record, field: field.clone(), ty: t.clone() },
+                    span,
+                    Reason::None,
+                );
+                t
+            }
+            ExprKind::Index(x, dims) => {
+                let arr = self.expr(x);
+                let dims = self.index_dims(dims);
+                let result = self.fresh(span);
+                self.push(Kind::Index { arr, dims, result: result.clone() }, span, Reason::None);
+                result
+            }
+            ExprKind::Apply(..) => self.apply_spine(e),
+            ExprKind::BinOp { op, op_span, lhs, rhs } => self.binop(e, op, *op_span, lhs, rhs),
+            ExprKind::Neg(x) => {
+                let t = self.expr(x);
+                self.push(
+                    Kind::Prim { ty: t.clone(), set: PrimSet::numeric() },
+                    x.span,
+                    Reason::Operator { op: "-".into() },
+                );
+                t
+            }
+            ExprKind::Not(x) => {
+                let t = self.expr(x);
+                self.push(
+                    Kind::Prim { ty: t.clone(), set: PrimSet::ints_and_bool() },
+                    x.span,
+                    Reason::Operator { op: "!".into() },
+                );
+                t
+            }
+            ExprKind::OpSection(op) => {
+                let (l, r, res) = self.op_sig(op, span);
+                Ty::arrow(l, Ty::arrow(r, res))
+            }
+            ExprKind::LeftSection(op, x) => {
+                let (l, r, res) = self.op_sig(op, span);
+                let t = self.expr(x);
+                self.eq(l, t, x.span, Reason::Operator { op: op.clone() });
+                Ty::arrow(r, res)
+            }
+            ExprKind::RightSection(op, x) => {
+                let (l, r, res) = self.op_sig(op, span);
+                let t = self.expr(x);
+                self.eq(r, t, x.span, Reason::Operator { op: op.clone() });
+                Ty::arrow(l, res)
+            }
+            ExprKind::ProjectSection(fields) => {
+                let arg = self.fresh(span);
+                let mut cur = arg.clone();
+                for f in fields {
+                    let t = self.fresh(span);
+                    self.push(
+                        Kind::Field { record: cur, field: f.clone(), ty: t.clone() },
+                        span,
+                        Reason::None,
+                    );
+                    cur = t;
+                }
+                Ty::arrow(arg, cur)
+            }
+            ExprKind::Lambda { params, ret, body } => {
+                let mark = self.locals.len();
+                let (tys, names, hidden) = self.params(params, AnySize::Infer);
+                let ret = ret.as_ref().map(|te| self.ret_type(te));
+                let tb = self.expr(body);
+                let rt = self.check_ret(ret, tb, body.span, hidden);
+                self.locals.truncate(mark);
+                arrows(&tys, &names, rt)
+            }
+            ExprKind::If(c, a, b) => {
+                let tc = self.expr(c);
+                self.eq(Ty::bool(), tc, c.span, Reason::Cond);
+                let ta = self.expr(a);
+                let tb = self.expr(b);
+                let result = self.fresh(span);
+                self.push(
+                    Kind::Join {
+                        branches: vec![(ta, a.span), (tb, b.span)],
+                        result: result.clone(),
+                    },
+                    b.span,
+                    Reason::Branch { first: a.span, what: "`then` branch" },
+                );
+                result
+            }
+            ExprKind::Let { sizes, pat, rhs, body } => {
+                let trhs = self.expr(rhs);
+                let mark = self.locals.len();
+                let mut names: Vec<Name> = Vec::new();
+                for (n, _) in sizes {
+                    self.locals.push(Local {
+                        name: n.clone(),
+                        ty: Ty::i64(),
+                        kind: LocalKind::Size,
+                    });
+                    names.push(n.clone());
+                }
+                let mut bound = Vec::new();
+                let tp = self.pat(pat, AnySize::Infer, &mut bound);
+                if sizes.is_empty() {
+                    self.eq(tp, trhs, rhs.span, pat_reason(pat));
+                } else {
+                    let binders = sizes.iter().map(|(n, _)| n.clone()).collect();
+                    self.push(
+                        Kind::BindSizes { pat: tp, rhs: trhs, names: binders },
+                        rhs.span,
+                        pat_reason(pat),
+                    );
+                }
+                names.extend(bound.iter().map(|(n, _, _)| n.clone()));
+                self.bind(bound);
+                let tb = self.expr(body);
+                self.locals.truncate(mark);
+                self.escape(tb, names, span)
+            }
+            ExprKind::LetFun { name, name_span: _, type_params, params, ret, rhs, body } => {
+                let mark = self.locals.len();
+                let tmark = self.tparams.len();
+                let mut sizes = Vec::new();
+                for tp in type_params {
+                    match tp {
+                        TypeParam::Size { name, .. } => {
+                            self.locals.push(Local {
+                                name: name.clone(),
+                                ty: Ty::i64(),
+                                kind: LocalKind::Size,
+                            });
+                            sizes.push(name.clone());
+                        }
+                        TypeParam::Type { name, span, .. } => {
+                            // Local functions are monomorphic in their type parameters.
+                            let t = self.fresh(*span);
+                            self.tparams.push((name.clone(), t));
+                        }
+                    }
+                }
+                self.defining.push(name.clone());
+                let (tys, names, hidden) = self.params(params, AnySize::Infer);
+                let ret = ret.as_ref().map(|te| self.ret_type(te));
+                let tr = self.expr(rhs);
+                let rt = self.check_ret(ret, tr, rhs.span, hidden);
+                self.defining.pop();
+                self.locals.truncate(mark);
+                self.tparams.truncate(tmark);
+                let ft = arrows(&tys, &names, rt);
+                let kind = if sizes.is_empty() { LocalKind::Value } else { LocalKind::Fun(sizes) };
+                self.locals.push(Local { name: name.clone(), ty: ft, kind });
+                let tb = self.expr(body);
+                self.locals.truncate(mark);
+                tb
+            }
+            ExprKind::LetWith { name, name_span, indices, value, body } => {
+                let arr = match self.lookup_local(name) {
+                    Some(l) => l.ty.clone(),
+                    None => {
+                        self.unknown_var(name, *name_span);
+                        Ty::Err
+                    }
+                };
+                let dims = self.index_dims(indices);
+                let elem = self.fresh(*name_span);
+                self.push(
+                    Kind::Index { arr: arr.clone(), dims, result: elem.clone() },
+                    *name_span,
+                    Reason::None,
+                );
+                let tv = self.expr(value);
+                self.eq(elem, tv, value.span, Reason::UpdateValue);
+                let mark = self.locals.len();
+                self.locals.push(Local { name: name.clone(), ty: arr, kind: LocalKind::Value });
+                let tb = self.expr(body);
+                self.locals.truncate(mark);
+                tb
+            }
+            ExprKind::Update(x, indices, v) => {
+                let arr = self.expr(x);
+                let dims = self.index_dims(indices);
+                let elem = self.fresh(span);
+                self.push(
+                    Kind::Index { arr: arr.clone(), dims, result: elem.clone() },
+                    x.span,
+                    Reason::None,
+                );
+                let tv = self.expr(v);
+                self.eq(elem, tv, v.span, Reason::UpdateValue);
+                arr
+            }
+            ExprKind::RecordUpdate(x, fields, v) => {
+                let record = self.expr(x);
+                let mut cur = record.clone();
+                for f in fields {
+                    let t = self.fresh(span);
+                    self.push(
+                        Kind::Field { record: cur, field: f.clone(), ty: t.clone() },
+                        x.span,
+                        Reason::None,
+                    );
+                    cur = t;
+                }
+                let tv = self.expr(v);
+                self.eq(cur, tv, v.span, Reason::UpdateValue);
+                record
+            }
+            ExprKind::Loop { pat, init, form, body } => {
+                self.loop_expr(span, pat, init.as_deref(), form, body)
+            }
+            ExprKind::Match(x, cases) => {
+                let ts = self.expr(x);
+                let mut branches = Vec::new();
+                for (p, body) in cases {
+                    let mark = self.locals.len();
+                    let mut bound = Vec::new();
+                    let tp = self.pat(p, AnySize::Infer, &mut bound);
+                    self.eq(
+                        ts.clone(),
+                        tp,
+                        p.span,
+                        Reason::Branch { first: x.span, what: "matched value" },
+                    );
+                    let names = bound.iter().map(|(n, _, _)| n.clone()).collect();
+                    self.bind(bound);
+                    let tb = self.expr(body);
+                    self.locals.truncate(mark);
+                    let tb = self.escape(tb, names, body.span);
+                    branches.push((tb, body.span));
+                }
+                let result = self.fresh(span);
+                let first = cases.first().map_or(span, |(_, b)| b.span);
+                self.push(
+                    Kind::Join { branches, result: result.clone() },
+                    span,
+                    Reason::Branch { first, what: "first case" },
+                );
+                result
+            }
+            ExprKind::Ascript(x, te) => {
+                let t = self.conv_type(te, AnySize::Infer);
+                let tx = self.expr(x);
+                self.eq(t.clone(), tx, x.span, Reason::Ascription(te.span));
+                t
+            }
+            ExprKind::Coerce(x, te) => {
+                let t = self.conv_type(te, AnySize::Existential);
+                let tx = self.expr(x);
+                self.push(
+                    Kind::EqShape { expected: t.clone(), found: tx },
+                    x.span,
+                    Reason::Ascription(te.span),
+                );
+                t
+            }
+            ExprKind::Assert(c, x) => {
+                let tc = self.expr(c);
+                self.eq(Ty::bool(), tc, c.span, Reason::Assert);
+                self.expr(x)
+            }
+            ExprKind::Constr(name, es) => {
+                let args = es.iter().map(|x| self.expr(x)).collect();
+                let t = self.fresh(span);
+                self.push(
+                    Kind::Constr { ty: t.clone(), name: name.clone(), args },
+                    span,
+                    Reason::None,
+                );
+                t
+            }
+        }
+    }
+
+    fn var(&mut self, name: &str, span: Span) -> Ty {
+        if let Some(l) = self.lookup_local(name).cloned() {
+            return match l.kind {
+                LocalKind::Value | LocalKind::Size => l.ty,
+                LocalKind::Fun(sizes) => {
+                    let result = self.fresh(span);
+                    self.push(
+                        Kind::InstSizes { ty: l.ty, sizes, result: result.clone() },
+                        span,
+                        Reason::None,
+                    );
+                    result
+                }
+            };
+        }
+        match self.globals.lookup(name) {
+            Some(s) => self.globals.instantiate(&mut self.store, &s, name, span),
+            None => {
+                self.unknown_var(name, span);
+                Ty::Err
+            }
+        }
+    }
+
+    fn unknown_var(&mut self, name: &str, span: Span) {
+        let mut d = Diagnostic::ty(span, format!("unknown variable `{name}`"));
+        if self.defining.iter().any(|n| n == name) {
+            d = d.with_label("a function cannot refer to itself").with_hint(
+                "recursive functions are not supported in Futhark; use a `loop` instead",
+            );
+        } else {
+            let locals: Vec<&str> = self.locals.iter().map(|l| l.name.as_str()).collect();
+            let names = self.globals.names();
+            let cands = locals.into_iter().chain(names.iter().map(String::as_str));
+            if let Some(h) = did_you_mean(name, cands) {
+                d = d.with_hint(h);
+            }
+        }
+        self.errors.push(d);
+    }
+
+    fn arg_size(&self, a: &Expr) -> ArgSize {
+        match &a.kind {
+            ExprKind::Var(n) if self.lookup_local(n).is_some() => ArgSize::Var(n.clone()),
+            ExprKind::Literal(Literal::Int(v, None | Some(crate::prim::IntType::I64))) => {
+                i64::try_from(*v).map_or(ArgSize::Other, ArgSize::Const)
+            }
+            _ => ArgSize::Other,
+        }
+    }
+
+    fn apply_info(
+        &self,
+        callee: Option<Name>,
+        index: usize,
+        fun_span: Span,
+        a: &Expr,
+        node: NodeId,
+    ) -> ApplyInfo {
+        ApplyInfo {
+            callee: callee.clone(),
+            index,
+            fun_span,
+            arg_span: a.span,
+            arg_name: match &a.kind {
+                ExprKind::Var(n) => Some(n.clone()),
+                _ => None,
+            },
+            arg_size: self.arg_size(a),
+            fresh: callee.as_deref() == Some("copy")
+                && self.lookup_local("copy").is_none()
+                && self.globals.is_intrinsic("copy"),
+            node,
+        }
+    }
+
+    /// `f a1 .. an`, typed one argument at a time.
+    fn apply_spine(&mut self, e: &Expr) -> Ty {
+        let mut args = Vec::new();
+        let mut cur = e;
+        while let ExprKind::Apply(f, a) = &cur.kind {
+            args.push((a.as_ref(), cur));
+            cur = f;
+        }
+        args.reverse();
+        let callee = match &cur.kind {
+            ExprKind::Var(n) => Some(n.clone()),
+            _ => None,
+        };
+        let mut ft = self.expr(cur);
+        for (i, (a, node)) in args.into_iter().enumerate() {
+            let at = self.expr(a);
+            let result = self.fresh(node.span);
+            let info = self.apply_info(callee.clone(), i, cur.span, a, node.id);
+            self.push(
+                Kind::Apply { fun: ft, arg: at, result: result.clone(), info },
+                a.span,
+                Reason::None,
+            );
+            self.expr_ty.insert(node.id, result.clone());
+            ft = result;
+        }
+        ft
+    }
+
+    fn binop(&mut self, e: &Expr, op: &str, op_span: Span, lhs: &Expr, rhs: &Expr) -> Ty {
+        let apply =
+            |g: &mut Self, fun: Ty, fun_span: Span, callee: Option<Name>, args: &[&Expr]| {
+                let mut ft = fun;
+                for (i, a) in args.iter().enumerate() {
+                    let at = g.expr(a);
+                    let result = g.fresh(e.span);
+                    let info = g.apply_info(callee.clone(), i, fun_span, a, e.id);
+                    g.push(
+                        Kind::Apply { fun: ft, arg: at, result: result.clone(), info },
+                        a.span,
+                        Reason::None,
+                    );
+                    ft = result;
+                }
+                ft
+            };
+        match op {
+            "|>" => {
+                // Evaluate the argument first, as written.
+                let at = self.expr(lhs);
+                let ft = self.expr(rhs);
+                let callee = var_name(rhs);
+                let result = self.fresh(e.span);
+                let info = self.apply_info(callee, 0, rhs.span, lhs, e.id);
+                self.push(
+                    Kind::Apply { fun: ft, arg: at, result: result.clone(), info },
+                    lhs.span,
+                    Reason::None,
+                );
+                result
+            }
+            "<|" => {
+                let ft = self.expr(lhs);
+                apply(self, ft, lhs.span, var_name(lhs), &[rhs])
+            }
+            _ if !is_operator(op) => {
+                // A backticked function: x `f` y is f x y.
+                let ft = self.var(op, op_span);
+                apply(self, ft, op_span, Some(op.to_string()), &[lhs, rhs])
+            }
+            _ => {
+                let lt = self.expr(lhs);
+                let rt = self.expr(rhs);
+                let operand = Reason::Operand { op: op.to_string(), other: lhs.span };
+                let opr = Reason::Operator { op: op.to_string() };
+                let prim = |g: &mut Self, set: PrimSet| {
+                    g.push(Kind::Prim { ty: lt.clone(), set }, lhs.span, opr.clone());
+                    g.eq(lt.clone(), rt.clone(), rhs.span, operand.clone());
+                };
+                if ARITH.contains(&op) {
+                    prim(self, PrimSet::numeric());
+                    lt
+                } else if BITWISE.contains(&op) {
+                    prim(self, PrimSet::ints());
+                    lt
+                } else if ORDER.contains(&op) {
+                    prim(self, PrimSet::ordered());
+                    Ty::bool()
+                } else if op == "==" || op == "!=" {
+                    self.eq(lt.clone(), rt, rhs.span, operand);
+                    self.push(
+                        Kind::NoFun { ty: lt, what: "functions cannot be compared" },
+                        lhs.span,
+                        Reason::None,
+                    );
+                    Ty::bool()
+                } else if op == "&&" || op == "||" {
+                    self.eq(Ty::bool(), lt, lhs.span, opr.clone());
+                    self.eq(Ty::bool(), rt, rhs.span, opr);
+                    Ty::bool()
+                } else if op == "++" {
+                    let elem = self.fresh(e.span);
+                    let a = Ty::array(self.store.fresh_dim(), elem.clone());
+                    let b = Ty::array(self.store.fresh_dim(), elem.clone());
+                    self.eq(a, lt, lhs.span, opr);
+                    self.eq(b, rt, rhs.span, operand);
+                    let k = self.store.existential("the size of this concatenation", e.span);
+                    Ty::Array { dim: k, elem: Box::new(elem), unique: true }
+                } else {
+                    // `>->` and `<-<`: function composition.
+                    let (a, b, c) = (self.fresh(e.span), self.fresh(e.span), self.fresh(e.span));
+                    let (first, second) = if op == ">->" { (lhs, rhs) } else { (rhs, lhs) };
+                    let (tf, tg) = if op == ">->" { (lt, rt) } else { (rt, lt) };
+                    self.eq(Ty::arrow(a.clone(), b.clone()), tf, first.span, opr.clone());
+                    self.eq(Ty::arrow(b, c.clone()), tg, second.span, opr);
+                    Ty::arrow(a, c)
+                }
+            }
+        }
+    }
+
+    /// The operand and result types of an operator used as a function (sections).
+    fn op_sig(&mut self, op: &str, span: Span) -> (Ty, Ty, Ty) {
+        let reason = Reason::Operator { op: op.to_string() };
+        let prim = |g: &mut Self, set: PrimSet| {
+            let t = g.fresh(span);
+            g.push(Kind::Prim { ty: t.clone(), set }, span, reason.clone());
+            t
+        };
+        if ARITH.contains(&op) {
+            let t = prim(self, PrimSet::numeric());
+            (t.clone(), t.clone(), t)
+        } else if BITWISE.contains(&op) {
+            let t = prim(self, PrimSet::ints());
+            (t.clone(), t.clone(), t)
+        } else if ORDER.contains(&op) {
+            let t = prim(self, PrimSet::ordered());
+            (t.clone(), t, Ty::bool())
+        } else if op == "==" || op == "!=" {
+            let t = self.fresh(span);
+            self.push(
+                Kind::NoFun { ty: t.clone(), what: "functions cannot be compared" },
+                span,
+                Reason::None,
+            );
+            (t.clone(), t, Ty::bool())
+        } else if op == "&&" || op == "||" {
+            (Ty::bool(), Ty::bool(), Ty::bool())
+        } else if op == "++" {
+            let elem = self.fresh(span);
+            let a = Ty::array(self.store.fresh_dim(), elem.clone());
+            let b = Ty::array(self.store.fresh_dim(), elem.clone());
+            let k = self.store.per_app_existential("the size of a concatenation", span);
+            (a, b, Ty::Array { dim: k, elem: Box::new(elem), unique: true })
+        } else if op == "|>" || op == "<|" {
+            let (a, b) = (self.fresh(span), self.fresh(span));
+            let f = Ty::arrow(a.clone(), b.clone());
+            if op == "|>" {
+                (a, f, b)
+            } else {
+                (f, a, b)
+            }
+        } else if op == ">->" || op == "<-<" {
+            let (a, b, c) = (self.fresh(span), self.fresh(span), self.fresh(span));
+            let f = Ty::arrow(a.clone(), b.clone());
+            let g = Ty::arrow(b, c.clone());
+            if op == ">->" {
+                (f, g, Ty::arrow(a, c))
+            } else {
+                (g, f, Ty::arrow(a, c))
+            }
+        } else {
+            // A backticked function in a section.
+            let ft = self.var(op, span);
+            let (a, b, c) = (self.fresh(span), self.fresh(span), self.fresh(span));
+            self.eq(Ty::arrow(a.clone(), Ty::arrow(b.clone(), c.clone())), ft, span, Reason::None);
+            (a, b, c)
+        }
+    }
+
+    fn index_dims(&mut self, dims: &[DimIndex]) -> Vec<IndexDim> {
+        let mut out = Vec::new();
+        for d in dims {
+            match d {
+                DimIndex::Fix(i) => {
+                    let t = self.expr(i);
+                    self.eq(Ty::i64(), t, i.span, Reason::IndexValue);
+                    out.push(IndexDim::Fix);
+                }
+                DimIndex::Slice { start, end, stride } => {
+                    for x in [start, end, stride].into_iter().flatten() {
+                        let t = self.expr(x);
+                        self.eq(Ty::i64(), t, x.span, Reason::IndexValue);
+                    }
+                    out.push(IndexDim::Slice(self.slice_size(
+                        start.as_ref(),
+                        end.as_ref(),
+                        stride.as_ref(),
+                    )));
+                }
+            }
+        }
+        out
+    }
+
+    fn slice_size(
+        &self,
+        start: Option<&Expr>,
+        end: Option<&Expr>,
+        stride: Option<&Expr>,
+    ) -> SliceSize {
+        let unit_stride = stride.is_none_or(|s| int_literal(s) == Some(1));
+        let zero_start = start.is_none_or(|s| int_literal(s) == Some(0));
+        if !unit_stride || !zero_start {
+            return SliceSize::Unknown;
+        }
+        match end {
+            None => SliceSize::Whole,
+            Some(x) => match (&x.kind, int_literal(x)) {
+                (_, Some(k)) => {
+                    i64::try_from(k).map_or(SliceSize::Unknown, |k| SliceSize::Known(Dim::Const(k)))
+                }
+                (ExprKind::Var(n), _) if self.lookup_local(n).is_some() => {
+                    SliceSize::Known(Dim::Name(n.clone()))
+                }
+                _ => SliceSize::Unknown,
+            },
+        }
+    }
+
+    fn range_size(
+        &mut self,
+        start: &Expr,
+        second: bool,
+        end: &Expr,
+        kind: RangeEnd,
+        elem: &Ty,
+        span: Span,
+    ) -> Dim {
+        let (a, b) = (int_literal(start), int_literal(end));
+        if !second {
+            let known = match (kind, a, b) {
+                (RangeEnd::UpToExclusive, Some(a), Some(b)) => Some((b - a).max(0)),
+                (RangeEnd::Inclusive, Some(a), Some(b)) => Some((b - a + 1).max(0)),
+                (RangeEnd::DownToExclusive, Some(a), Some(b)) => Some((a - b).max(0)),
+                _ => None,
+            };
+            if let Some(k) = known.and_then(|k| i64::try_from(k).ok()) {
+                return Dim::Const(k);
+            }
+            if let (RangeEnd::UpToExclusive, Some(0), ExprKind::Var(n)) = (kind, a, &end.kind) {
+                if self.lookup_local(n).is_some() {
+                    // `0..<n` has size `n` when `n` is an `i64`; the solver decides.
+                    let d = self.store.fresh_dim();
+                    self.push(
+                        Kind::RangeSize { elem: elem.clone(), name: n.clone(), dim: d.clone() },
+                        span,
+                        Reason::None,
+                    );
+                    return d;
+                }
+            }
+        }
+        self.store.existential("the size of this range", span)
+    }
+
+    fn loop_expr(
+        &mut self,
+        span: Span,
+        pat: &Pat,
+        init: Option<&Expr>,
+        form: &LoopForm,
+        body: &Expr,
+    ) -> Ty {
+        let ti = match init {
+            Some(x) => self.expr(x),
+            None => self.pat_from_scope(pat),
+        };
+        // The loop's bound or array is evaluated before the loop, outside its scope.
+        let form_ty = match form {
+            LoopForm::For { bound, .. } => {
+                let t = self.expr(bound);
+                self.push(
+                    Kind::Prim { ty: t.clone(), set: PrimSet::ints() },
+                    bound.span,
+                    Reason::LoopBound,
+                );
+                Some(t)
+            }
+            LoopForm::ForIn(_, xs) => {
+                let t = self.expr(xs);
+                let elem = self.fresh(xs.span);
+                let d = self.store.fresh_dim();
+                self.eq(Ty::array(d, elem.clone()), t, xs.span, Reason::None);
+                Some(elem)
+            }
+            LoopForm::While(_) => None,
+        };
+        let mark = self.locals.len();
+        let mut bound = Vec::new();
+        let tp = self.pat(pat, AnySize::Infer, &mut bound);
+        self.push(
+            Kind::LoopParam { param: tp.clone(), init: ti.clone() },
+            pat.span,
+            Reason::LoopInit(pat.span),
+        );
+        let mut names: Vec<Name> = bound.iter().map(|(n, _, _)| n.clone()).collect();
+        self.bind(bound);
+        match (form, form_ty) {
+            (LoopForm::For { var, .. }, Some(t)) => {
+                names.push(var.clone());
+                self.locals.push(Local { name: var.clone(), ty: t, kind: LocalKind::Value });
+            }
+            (LoopForm::ForIn(p, _), Some(elem)) => {
+                let mut b = Vec::new();
+                let t = self.pat(p, AnySize::Infer, &mut b);
+                self.eq(t, elem, p.span, Reason::Pattern);
+                names.extend(b.iter().map(|(n, _, _)| n.clone()));
+                self.bind(b);
+            }
+            (LoopForm::While(c), _) => {
+                let t = self.expr(c);
+                self.eq(Ty::bool(), t, c.span, Reason::WhileCond);
+            }
+            _ => {}
+        }
+        let tb = self.expr(body);
+        self.push(
+            Kind::LoopResult { param: tp.clone(), init: ti, body: tb },
+            body.span,
+            Reason::LoopBody(pat.span),
+        );
+        self.locals.truncate(mark);
+        self.escape(tp, names, span)
+    }
+
+    /// `loop (x, y) for ...` without an initial value: the pattern's variables from the scope.
+    fn pat_from_scope(&mut self, p: &Pat) -> Ty {
+        match &p.kind {
+            PatKind::Var(n) => match self.lookup_local(n) {
+                Some(l) => l.ty.clone(),
+                None => {
+                    self.unknown_var(n, p.span);
+                    Ty::Err
+                }
+            },
+            PatKind::Tuple(ps) => Ty::Tuple(ps.iter().map(|q| self.pat_from_scope(q)).collect()),
+            PatKind::Record(fs) => {
+                Ty::Record(fs.iter().map(|(n, q)| (n.clone(), self.pat_from_scope(q))).collect())
+            }
+            PatKind::Ascribed(q, _) => self.pat_from_scope(q),
+            _ => self.fresh(p.span),
+        }
+    }
+}
+
+/// `p1 -> p2 -> ... -> ret`, naming the parameters that are plain variables.
+pub(crate) fn arrows(params: &[Ty], names: &[Option<Name>], ret: Ty) -> Ty {
+    params.iter().zip(names).rev().fold(ret, |to, (from, name)| Ty::Arrow {
+        param: name.clone(),
+        from: Box::new(from.clone()),
+        to: Box::new(to),
+    })
+}
+
+/// The variable a parameter pattern binds when it is just a variable (possibly annotated).
+pub(crate) fn simple_name(p: &Pat) -> Option<Name> {
+    match &p.kind {
+        PatKind::Var(n) => Some(n.clone()),
+        PatKind::Ascribed(q, _) => simple_name(q),
+        _ => None,
+    }
+}
+
+fn pat_reason(p: &Pat) -> Reason {
+    match &p.kind {
+        PatKind::Ascribed(_, te) => Reason::Ascription(te.span),
+        _ => Reason::Pattern,
+    }
+}
+
+fn var_name(e: &Expr) -> Option<Name> {
+    match &e.kind {
+        ExprKind::Var(n) => Some(n.clone()),
+        _ => None,
+    }
+}
+
+fn int_literal(e: &Expr) -> Option<i128> {
+    match &e.kind {
+        ExprKind::Literal(Literal::Int(v, _)) => Some(*v),
+        _ => None,
+    }
+}

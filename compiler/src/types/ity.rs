@@ -1,0 +1,642 @@
+//! Types during inference: one array dimension at a time, unification variables for types and
+//! sizes, and the generalised variables of schemes. The solver binds variables in a [`Store`];
+//! [`Store::zonk`] substitutes the bindings, and `finish` converts to the shared [`super::Type`].
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::diag::Span;
+use crate::prim::{FloatType, IntType, PrimType};
+use crate::syntax::ast::{Liftedness, Name};
+
+/// A type unification variable (an index into [`Store`]).
+pub(crate) type TVar = u32;
+/// A size unification variable (an index into [`Store`]).
+pub(crate) type DVar = u32;
+
+/// One array dimension.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Dim {
+    Const(i64),
+    /// A rigid size: a size parameter, an `i64` variable in scope, a named function parameter or an
+    /// invented existential.
+    Name(Name),
+    Var(DVar),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Ty {
+    Prim(PrimType),
+    Var(TVar),
+    /// The `i`-th quantified type variable of an [`IScheme`] (only inside schemes).
+    Gen(u32),
+    Array {
+        dim: Dim,
+        elem: Box<Ty>,
+        unique: bool,
+    },
+    Tuple(Vec<Ty>),
+    Record(BTreeMap<Name, Ty>),
+    /// `param` names the argument when the result's sizes may refer to it.
+    Arrow {
+        param: Option<Name>,
+        from: Box<Ty>,
+        to: Box<Ty>,
+    },
+    Sum(BTreeMap<Name, Vec<Ty>>),
+    /// The type of an erroneous expression: unifies with everything, so one mistake is reported once.
+    Err,
+}
+
+/// A generalised type of a top-level definition or intrinsic.
+#[derive(Clone, Debug)]
+pub(crate) struct IScheme {
+    pub size_params: Vec<Name>,
+    pub type_params: Vec<Liftedness>,
+    /// Source names of the type parameters (for messages).
+    pub tparam_names: Vec<Name>,
+    pub ty: Ty,
+    /// Existential sizes of a function's result, renamed at each instantiation.
+    pub exists: Vec<Name>,
+}
+
+impl Ty {
+    pub fn i64() -> Ty {
+        Ty::Prim(PrimType::I64)
+    }
+
+    pub fn bool() -> Ty {
+        Ty::Prim(PrimType::Bool)
+    }
+
+    pub fn arrow(from: Ty, to: Ty) -> Ty {
+        Ty::Arrow { param: None, from: Box::new(from), to: Box::new(to) }
+    }
+
+    pub fn array(dim: Dim, elem: Ty) -> Ty {
+        Ty::Array { dim, elem: Box::new(elem), unique: false }
+    }
+
+    /// Visit every dimension (in order of appearance).
+    pub fn for_each_dim(&self, f: &mut dyn FnMut(&Dim)) {
+        match self {
+            Ty::Array { dim, elem, .. } => {
+                f(dim);
+                elem.for_each_dim(f);
+            }
+            Ty::Tuple(ts) => ts.iter().for_each(|t| t.for_each_dim(f)),
+            Ty::Record(fs) => fs.values().for_each(|t| t.for_each_dim(f)),
+            Ty::Sum(cs) => cs.values().flatten().for_each(|t| t.for_each_dim(f)),
+            Ty::Arrow { from, to, .. } => {
+                from.for_each_dim(f);
+                to.for_each_dim(f);
+            }
+            Ty::Prim(_) | Ty::Var(_) | Ty::Gen(_) | Ty::Err => {}
+        }
+    }
+
+    /// Rebuild the type with every dimension mapped (arrow parameter names are left alone).
+    pub fn map_dims(&self, f: &mut dyn FnMut(&Dim) -> Dim) -> Ty {
+        match self {
+            Ty::Array { dim, elem, unique } => {
+                Ty::Array { dim: f(dim), elem: Box::new(elem.map_dims(f)), unique: *unique }
+            }
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| t.map_dims(f)).collect()),
+            Ty::Record(fs) => {
+                Ty::Record(fs.iter().map(|(n, t)| (n.clone(), t.map_dims(f))).collect())
+            }
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(n, ts)| (n.clone(), ts.iter().map(|t| t.map_dims(f)).collect()))
+                    .collect(),
+            ),
+            Ty::Arrow { param, from, to } => Ty::Arrow {
+                param: param.clone(),
+                from: Box::new(from.map_dims(f)),
+                to: Box::new(to.map_dims(f)),
+            },
+            t @ (Ty::Prim(_) | Ty::Var(_) | Ty::Gen(_) | Ty::Err) => t.clone(),
+        }
+    }
+
+    /// Does a dimension `Name(n)` occur (ignoring shadowing by inner arrow parameters)?
+    pub fn mentions(&self, n: &str) -> bool {
+        let mut found = false;
+        self.for_each_dim(&mut |d| found |= matches!(d, Dim::Name(m) if m == n));
+        found
+    }
+
+    /// Replace the size name `from` by `to` everywhere (stops under an arrow that rebinds `from`).
+    pub fn subst_name(&self, from: &str, to: &Dim) -> Ty {
+        match self {
+            Ty::Arrow { param: Some(p), .. } if p == from => {
+                // The parameter shadows `from` in the result, but not in the argument type.
+                let Ty::Arrow { param, from: a, to: b } = self else { return self.clone() };
+                Ty::Arrow {
+                    param: param.clone(),
+                    from: Box::new(a.subst_name(from, to)),
+                    to: b.clone(),
+                }
+            }
+            Ty::Arrow { param: Some(p), from: a, to: b }
+                if *to == Dim::Name(p.clone()) && b.mentions(from) =>
+            {
+                // The replacement would be captured by this parameter: rename the parameter first.
+                let mut q = format!("{p}'");
+                while b.mentions(&q) || *to == Dim::Name(q.clone()) || q == from {
+                    q.push('\'');
+                }
+                let b = b.subst_name(p, &Dim::Name(q.clone()));
+                Ty::Arrow {
+                    param: Some(q),
+                    from: Box::new(a.subst_name(from, to)),
+                    to: Box::new(b.subst_name(from, to)),
+                }
+            }
+            Ty::Arrow { param, from: a, to: b } => Ty::Arrow {
+                param: param.clone(),
+                from: Box::new(a.subst_name(from, to)),
+                to: Box::new(b.subst_name(from, to)),
+            },
+            Ty::Array { dim, elem, unique } => Ty::Array {
+                dim: match dim {
+                    Dim::Name(n) if n == from => to.clone(),
+                    d => d.clone(),
+                },
+                elem: Box::new(elem.subst_name(from, to)),
+                unique: *unique,
+            },
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| t.subst_name(from, to)).collect()),
+            Ty::Record(fs) => {
+                Ty::Record(fs.iter().map(|(n, t)| (n.clone(), t.subst_name(from, to))).collect())
+            }
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(n, ts)| (n.clone(), ts.iter().map(|t| t.subst_name(from, to)).collect()))
+                    .collect(),
+            ),
+            t => t.clone(),
+        }
+    }
+
+    pub fn contains_arrow(&self) -> bool {
+        match self {
+            Ty::Arrow { .. } => true,
+            Ty::Array { elem, .. } => elem.contains_arrow(),
+            Ty::Tuple(ts) => ts.iter().any(Ty::contains_arrow),
+            Ty::Record(fs) => fs.values().any(Ty::contains_arrow),
+            Ty::Sum(cs) => cs.values().flatten().any(Ty::contains_arrow),
+            Ty::Prim(_) | Ty::Var(_) | Ty::Gen(_) | Ty::Err => false,
+        }
+    }
+
+    /// Mark the outer arrays of this type unique (`*t`).
+    pub fn make_unique(&self) -> Ty {
+        match self {
+            Ty::Array { dim, elem, .. } => {
+                Ty::Array { dim: dim.clone(), elem: elem.clone(), unique: true }
+            }
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(Ty::make_unique).collect()),
+            Ty::Record(fs) => {
+                Ty::Record(fs.iter().map(|(n, t)| (n.clone(), t.make_unique())).collect())
+            }
+            t => t.clone(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Primitive classes (the types an overloaded operator or literal may take)
+
+/// A set of primitive types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PrimSet(u16);
+
+fn prim_bit(p: PrimType) -> u16 {
+    let i = PrimType::all().position(|q| q == p).unwrap_or(0);
+    1 << i
+}
+
+impl PrimSet {
+    pub fn of(ps: impl IntoIterator<Item = PrimType>) -> PrimSet {
+        PrimSet(ps.into_iter().fold(0, |acc, p| acc | prim_bit(p)))
+    }
+    pub fn ints() -> PrimSet {
+        PrimSet::of(IntType::ALL.into_iter().map(PrimType::Int))
+    }
+    pub fn floats() -> PrimSet {
+        PrimSet::of(FloatType::ALL.into_iter().map(PrimType::Float))
+    }
+    pub fn numeric() -> PrimSet {
+        PrimSet(PrimSet::ints().0 | PrimSet::floats().0)
+    }
+    /// Numbers and `bool` (`<`, `<=`, ...).
+    pub fn ordered() -> PrimSet {
+        PrimSet(PrimSet::numeric().0 | prim_bit(PrimType::Bool))
+    }
+    /// Integers and `bool` (prefix `!`).
+    pub fn ints_and_bool() -> PrimSet {
+        PrimSet(PrimSet::ints().0 | prim_bit(PrimType::Bool))
+    }
+    pub fn contains(self, p: PrimType) -> bool {
+        self.0 & prim_bit(p) != 0
+    }
+    pub fn intersect(self, o: PrimSet) -> PrimSet {
+        PrimSet(self.0 & o.0)
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// Futhark's defaulting: `i32` if allowed, else `f64`, else the first member.
+    pub fn default_type(self) -> Option<PrimType> {
+        [PrimType::I32, PrimType::F64]
+            .into_iter()
+            .find(|p| self.contains(*p))
+            .or_else(|| PrimType::all().find(|p| self.contains(*p)))
+    }
+    /// Words for error messages ("a numeric type").
+    pub fn describe(self) -> String {
+        if self == PrimSet::numeric() {
+            "a numeric type".into()
+        } else if self == PrimSet::ints() {
+            "an integer type".into()
+        } else if self == PrimSet::floats() {
+            "a floating-point type".into()
+        } else if self == PrimSet::ordered() {
+            "a primitive type".into()
+        } else if self == PrimSet::ints_and_bool() {
+            "an integer type or `bool`".into()
+        } else {
+            let names: Vec<_> =
+                PrimType::all().filter(|p| self.contains(*p)).map(|p| format!("`{p}`")).collect();
+            format!("one of {}", names.join(", "))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store of unification variables
+
+#[derive(Clone, Debug)]
+pub(crate) struct TVarInfo {
+    pub bound: Option<Ty>,
+    /// A rigid type parameter of the definition being checked (`'a`), with its liftedness.
+    pub rigid: Option<(Name, Liftedness)>,
+    /// Overloading: the type must be one of these primitive types.
+    pub prims: Option<PrimSet>,
+    /// The type must not contain functions (equality, unlifted type parameters, array elements).
+    pub no_fun: bool,
+    /// Where the variable was created (for "ambiguous type" errors).
+    pub span: Span,
+    /// The name of the scheme's type parameter this variable instantiates (for messages).
+    pub hint: Option<Name>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DVarInfo {
+    pub bound: Option<Dim>,
+    /// The name of the size parameter this variable instantiates (for messages).
+    pub hint: Option<Name>,
+}
+
+/// Unification variables of one top-level definition, and the names invented while checking it.
+#[derive(Debug, Default)]
+pub(crate) struct Store {
+    pub tvars: Vec<TVarInfo>,
+    pub dvars: Vec<DVarInfo>,
+    /// Counter for invented names; shared by the whole program (see `Shared`).
+    pub next_name: u32,
+    /// Invented existential sizes of function results: renamed at every application, so two
+    /// applications of `filter` have different sizes.
+    pub per_app: HashSet<Name>,
+    /// Why an invented size exists (for messages): name → description and span.
+    pub invented: HashMap<Name, (String, Span)>,
+    /// Counts bindings, so the solver knows when deferred constraints may have become solvable.
+    pub binds: u64,
+    /// Counter for the names of anonymous and inferred size parameters (`n₁`, `n₂`, ...), per
+    /// definition so that printed types are stable.
+    pub size_params: u32,
+}
+
+/// Subscript digits: invented names contain them, so they never clash with names users write.
+pub(crate) fn subscript(n: u32) -> String {
+    n.to_string()
+        .chars()
+        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or('_'))
+        .collect()
+}
+
+/// Is this a size name the checker invented (an existential or an inferred size parameter)?
+pub fn is_invented(name: &str) -> bool {
+    name.chars().any(|c| ('\u{2080}'..='\u{2089}').contains(&c))
+}
+
+impl Store {
+    pub fn fresh_tvar(&mut self, span: Span) -> Ty {
+        self.tvars.push(TVarInfo {
+            bound: None,
+            rigid: None,
+            prims: None,
+            no_fun: false,
+            span,
+            hint: None,
+        });
+        Ty::Var(self.tvars.len() as u32 - 1)
+    }
+
+    pub fn fresh_rigid(&mut self, name: &str, l: Liftedness, span: Span) -> Ty {
+        let t = self.fresh_tvar(span);
+        if let Ty::Var(v) = t {
+            self.tvars[v as usize].rigid = Some((name.to_string(), l));
+            self.tvars[v as usize].no_fun = l != Liftedness::Lifted;
+        }
+        t
+    }
+
+    /// A fresh type variable restricted to the given primitive types.
+    pub fn fresh_prim(&mut self, set: PrimSet, span: Span) -> Ty {
+        let t = self.fresh_tvar(span);
+        if let Ty::Var(v) = t {
+            self.tvars[v as usize].prims = Some(set);
+        }
+        t
+    }
+
+    pub fn fresh_dim(&mut self) -> Dim {
+        self.dvars.push(DVarInfo::default());
+        Dim::Var(self.dvars.len() as u32 - 1)
+    }
+
+    /// A new name users cannot write, e.g. `k₃`.
+    pub fn invent(&mut self, base: &str) -> Name {
+        self.next_name += 1;
+        format!("{base}{}", subscript(self.next_name))
+    }
+
+    /// A name for an anonymous or inferred size parameter of the definition being checked.
+    pub fn fresh_size_param(&mut self) -> Name {
+        self.size_params += 1;
+        format!("n{}", subscript(self.size_params))
+    }
+
+    /// A fresh existential size with a description of where it comes from.
+    pub fn existential(&mut self, why: impl Into<String>, span: Span) -> Dim {
+        let n = self.invent("k");
+        self.invented.insert(n.clone(), (why.into(), span));
+        Dim::Name(n)
+    }
+
+    /// A fresh existential of a function's result, renamed at each application.
+    pub fn per_app_existential(&mut self, why: impl Into<String>, span: Span) -> Dim {
+        let d = self.existential(why, span);
+        if let Dim::Name(n) = &d {
+            self.per_app.insert(n.clone());
+        }
+        d
+    }
+
+    pub fn tvar(&self, v: TVar) -> &TVarInfo {
+        &self.tvars[v as usize]
+    }
+
+    pub fn tvar_mut(&mut self, v: TVar) -> &mut TVarInfo {
+        &mut self.tvars[v as usize]
+    }
+
+    /// Follow bindings at the head of a type.
+    pub fn resolve(&self, t: &Ty) -> Ty {
+        let mut t = t.clone();
+        while let Ty::Var(v) = t {
+            match self.tvars.get(v as usize).and_then(|i| i.bound.clone()) {
+                Some(b) => t = b,
+                None => break,
+            }
+        }
+        t
+    }
+
+    /// Follow the bindings of a dimension.
+    pub fn dim(&self, d: &Dim) -> Dim {
+        let mut d = d.clone();
+        while let Dim::Var(v) = d {
+            match self.dvars.get(v as usize).and_then(|i| i.bound.clone()) {
+                Some(b) => d = b,
+                None => break,
+            }
+        }
+        d
+    }
+
+    /// Substitute every binding, deeply.
+    pub fn zonk(&self, t: &Ty) -> Ty {
+        self.zonk_depth(t, 0)
+    }
+
+    fn zonk_depth(&self, t: &Ty, depth: usize) -> Ty {
+        if depth > 10_000 {
+            return Ty::Err;
+        }
+        match t {
+            Ty::Var(_) => match self.resolve(t) {
+                Ty::Var(v) => Ty::Var(v),
+                r => self.zonk_depth(&r, depth + 1),
+            },
+            Ty::Array { dim, elem, unique } => Ty::Array {
+                dim: self.dim(dim),
+                elem: Box::new(self.zonk_depth(elem, depth + 1)),
+                unique: *unique,
+            },
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.zonk_depth(t, depth + 1)).collect()),
+            Ty::Record(fs) => Ty::Record(
+                fs.iter().map(|(n, t)| (n.clone(), self.zonk_depth(t, depth + 1))).collect(),
+            ),
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(n, ts)| {
+                        (n.clone(), ts.iter().map(|t| self.zonk_depth(t, depth + 1)).collect())
+                    })
+                    .collect(),
+            ),
+            Ty::Arrow { param, from, to } => Ty::Arrow {
+                param: param.clone(),
+                from: Box::new(self.zonk_depth(from, depth + 1)),
+                to: Box::new(self.zonk_depth(to, depth + 1)),
+            },
+            t @ (Ty::Prim(_) | Ty::Gen(_) | Ty::Err) => t.clone(),
+        }
+    }
+
+    /// Does the type variable `v` occur in `t` (after substitution)?
+    pub fn occurs(&self, v: TVar, t: &Ty) -> bool {
+        match self.resolve(t) {
+            Ty::Var(w) => v == w,
+            Ty::Array { elem, .. } => self.occurs(v, &elem),
+            Ty::Tuple(ts) => ts.iter().any(|t| self.occurs(v, t)),
+            Ty::Record(fs) => fs.values().any(|t| self.occurs(v, t)),
+            Ty::Sum(cs) => cs.values().flatten().any(|t| self.occurs(v, t)),
+            Ty::Arrow { from, to, .. } => self.occurs(v, &from) || self.occurs(v, &to),
+            Ty::Prim(_) | Ty::Gen(_) | Ty::Err => false,
+        }
+    }
+
+    /// Unbound type variables of a (zonked) type, in order of first appearance.
+    pub fn free_tvars(&self, t: &Ty, out: &mut Vec<TVar>) {
+        match t {
+            Ty::Var(v) => {
+                if !out.contains(v) {
+                    out.push(*v)
+                }
+            }
+            Ty::Array { elem, .. } => self.free_tvars(elem, out),
+            Ty::Tuple(ts) => ts.iter().for_each(|t| self.free_tvars(t, out)),
+            Ty::Record(fs) => fs.values().for_each(|t| self.free_tvars(t, out)),
+            Ty::Sum(cs) => cs.values().flatten().for_each(|t| self.free_tvars(t, out)),
+            Ty::Arrow { from, to, .. } => {
+                self.free_tvars(from, out);
+                self.free_tvars(to, out);
+            }
+            Ty::Prim(_) | Ty::Gen(_) | Ty::Err => {}
+        }
+    }
+
+    /// Give fresh names to the per-application existentials of a function's result.
+    pub fn refresh_per_app(&mut self, t: &Ty) -> Ty {
+        let mut renamed: HashMap<Name, Dim> = HashMap::new();
+        let mut names = Vec::new();
+        t.for_each_dim(&mut |d| {
+            if let Dim::Name(n) = d {
+                names.push(n.clone());
+            }
+        });
+        for n in names {
+            if self.per_app.contains(&n) && !renamed.contains_key(&n) {
+                let why = self
+                    .invented
+                    .get(&n)
+                    .cloned()
+                    .unwrap_or_else(|| ("the size of a function's result".into(), Span::DUMMY));
+                let d = self.per_app_existential(why.0, why.1);
+                renamed.insert(n, d);
+            }
+        }
+        if renamed.is_empty() {
+            return t.clone();
+        }
+        t.map_dims(&mut |d| match d {
+            Dim::Name(n) => renamed.get(n).cloned().unwrap_or_else(|| d.clone()),
+            d => d.clone(),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing types for messages
+
+/// How to print the type variables of a type: rigid ones by name, others as `t₁`.
+pub(crate) fn show(store: &Store, t: &Ty) -> String {
+    let t = store.zonk(t);
+    let mut out = String::new();
+    write_ty(store, &t, &mut out, false);
+    out
+}
+
+pub(crate) fn show_dim(store: &Store, d: &Dim) -> String {
+    match store.dim(d) {
+        Dim::Const(n) => n.to_string(),
+        Dim::Name(n) => format!("`{n}`"),
+        Dim::Var(v) => match store.dvars.get(v as usize) {
+            Some(DVarInfo { hint: Some(n), .. }) => format!("`{n}`"),
+            _ => "unknown".into(),
+        },
+    }
+}
+
+fn write_ty(store: &Store, t: &Ty, out: &mut String, paren_arrow: bool) {
+    match t {
+        Ty::Prim(p) => out.push_str(p.name()),
+        Ty::Var(v) => match store.tvars.get(*v as usize) {
+            Some(TVarInfo { rigid: Some((n, _)), .. }) => out.push_str(n),
+            Some(TVarInfo { hint: Some(n), .. }) => out.push_str(n),
+            _ => out.push_str(&format!("t{}", subscript(*v))),
+        },
+        Ty::Gen(i) => out.push_str(&format!("g{}", subscript(*i))),
+        Ty::Err => out.push_str("<error>"),
+        Ty::Array { dim, elem, unique } => {
+            if *unique {
+                out.push('*');
+            }
+            out.push('[');
+            match dim {
+                Dim::Const(n) => out.push_str(&n.to_string()),
+                Dim::Name(n) => out.push_str(n),
+                Dim::Var(v) => {
+                    if let Some(DVarInfo { hint: Some(n), .. }) = store.dvars.get(*v as usize) {
+                        out.push_str(n)
+                    }
+                }
+            }
+            out.push(']');
+            write_ty(store, elem, out, true);
+        }
+        Ty::Tuple(ts) => {
+            out.push('(');
+            for (i, t) in ts.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_ty(store, t, out, false);
+            }
+            out.push(')');
+        }
+        Ty::Record(fs) => {
+            out.push('{');
+            for (i, (n, t)) in fs.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(n);
+                out.push_str(": ");
+                write_ty(store, t, out, false);
+            }
+            out.push('}');
+        }
+        Ty::Sum(cs) => {
+            if paren_arrow {
+                out.push('(');
+            }
+            for (i, (c, ts)) in cs.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" | ");
+                }
+                out.push('#');
+                out.push_str(c);
+                for t in ts {
+                    out.push(' ');
+                    write_ty(store, t, out, true);
+                }
+            }
+            if paren_arrow {
+                out.push(')');
+            }
+        }
+        Ty::Arrow { param, from, to } => {
+            if paren_arrow {
+                out.push('(');
+            }
+            match param {
+                Some(p) if to.mentions(p) => {
+                    out.push('(');
+                    out.push_str(p);
+                    out.push_str(": ");
+                    write_ty(store, from, out, false);
+                    out.push(')');
+                }
+                _ => write_ty(store, from, out, true),
+            }
+            out.push_str(" -> ");
+            write_ty(store, to, out, false);
+            if paren_arrow {
+                out.push(')');
+            }
+        }
+    }
+}

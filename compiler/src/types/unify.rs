@@ -1,0 +1,305 @@
+//! Unification with occurs check, overloading classes and sizes, and the size-aware variants the
+//! solver needs: equality up to sizes (`:>`), the join of branches (`if`, `match`), and loops.
+
+use crate::syntax::ast::{Liftedness, Name};
+
+use super::ity::{Dim, PrimSet, Store, TVar, Ty};
+
+/// Why two types do not unify. The solver turns this into a diagnostic with the constraint's span.
+#[derive(Clone, Debug)]
+pub(crate) enum Mismatch {
+    /// The types differ in structure: report the two whole types.
+    Types,
+    /// Two known, different sizes. `outer` when they are the outermost dimensions of the types.
+    Size { expected: Dim, found: Dim, outer: bool },
+    /// An overloaded type met a type outside its class.
+    Class { set: PrimSet, found: Ty },
+    /// A type that must not contain functions met one that does.
+    Fun { found: Ty },
+    /// Binding a variable to a type containing it.
+    Occurs,
+}
+
+/// How sizes are treated.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Mode<'a> {
+    /// Sizes need not agree (`e :> t`).
+    pub ignore_dims: bool,
+    /// Sizes named here (in either type) match anything (`let [n] p = e`).
+    pub wild: &'a [Name],
+}
+
+impl Store {
+    pub fn unify(&mut self, expected: &Ty, found: &Ty, mode: Mode) -> Result<(), Mismatch> {
+        self.unify_at(expected, found, mode, true)
+    }
+
+    fn unify_at(&mut self, a: &Ty, b: &Ty, mode: Mode, outer: bool) -> Result<(), Mismatch> {
+        let a = self.resolve(a);
+        let b = self.resolve(b);
+        match (&a, &b) {
+            (Ty::Err, Ty::Var(v)) | (Ty::Var(v), Ty::Err) => {
+                if self.tvar(*v).rigid.is_none() {
+                    self.bind(*v, Ty::Err);
+                }
+                Ok(())
+            }
+            (Ty::Err, _) | (_, Ty::Err) => Ok(()),
+            (Ty::Var(x), Ty::Var(y)) if x == y => Ok(()),
+            (Ty::Var(x), _) if self.tvar(*x).rigid.is_none() => self.bind_var(*x, &b, mode),
+            (_, Ty::Var(y)) if self.tvar(*y).rigid.is_none() => self.bind_var(*y, &a, mode),
+            (Ty::Prim(p), Ty::Prim(q)) if p == q => Ok(()),
+            (Ty::Array { dim: d1, elem: e1, .. }, Ty::Array { dim: d2, elem: e2, .. }) => {
+                self.unify_dim(d1, d2, mode, outer)?;
+                self.unify_at(e1, e2, mode, false)
+            }
+            (Ty::Tuple(xs), Ty::Tuple(ys)) if xs.len() == ys.len() => {
+                for (x, y) in xs.iter().zip(ys) {
+                    self.unify_at(x, y, mode, false)?;
+                }
+                Ok(())
+            }
+            (Ty::Record(xs), Ty::Record(ys))
+                if xs.len() == ys.len() && xs.keys().zip(ys.keys()).all(|(a, b)| a == b) =>
+            {
+                for (x, y) in xs.values().zip(ys.values()) {
+                    self.unify_at(x, y, mode, false)?;
+                }
+                Ok(())
+            }
+            (Ty::Sum(xs), Ty::Sum(ys))
+                if xs.len() == ys.len()
+                    && xs
+                        .iter()
+                        .zip(ys)
+                        .all(|((c, ts), (d, us))| c == d && ts.len() == us.len()) =>
+            {
+                for (x, y) in xs.values().flatten().zip(ys.values().flatten()) {
+                    self.unify_at(x, y, mode, false)?;
+                }
+                Ok(())
+            }
+            (
+                Ty::Arrow { param: p1, from: f1, to: t1 },
+                Ty::Arrow { param: p2, from: f2, to: t2 },
+            ) => {
+                self.unify_at(f1, f2, mode, false)?;
+                let t1 = self.zonk(t1);
+                let t2 = self.zonk(t2);
+                let p1 = p1.as_ref().filter(|p| t1.mentions(p));
+                let p2 = p2.as_ref().filter(|p| t2.mentions(p));
+                let (t1, t2) = match (p1, p2) {
+                    (Some(x), Some(y)) if x == y => (t1, t2),
+                    (Some(x), Some(y)) => {
+                        let z = Dim::Name(self.invent("p"));
+                        (t1.subst_name(x, &z), t2.subst_name(y, &z))
+                    }
+                    (Some(x), None) => {
+                        let k =
+                            self.existential("the size of a function's result", Default::default());
+                        (t1.subst_name(x, &k), t2)
+                    }
+                    (None, Some(y)) => {
+                        let k =
+                            self.existential("the size of a function's result", Default::default());
+                        (t1, t2.subst_name(y, &k))
+                    }
+                    (None, None) => (t1, t2),
+                };
+                self.unify_at(&t1, &t2, mode, false)
+            }
+            _ => Err(Mismatch::Types),
+        }
+    }
+
+    pub fn unify_dim(
+        &mut self,
+        d1: &Dim,
+        d2: &Dim,
+        mode: Mode,
+        outer: bool,
+    ) -> Result<(), Mismatch> {
+        if mode.ignore_dims {
+            return Ok(());
+        }
+        let d1 = self.dim(d1);
+        let d2 = self.dim(d2);
+        let wild = |d: &Dim| matches!(d, Dim::Name(n) if mode.wild.contains(n));
+        if d1 == d2 || wild(&d1) || wild(&d2) {
+            return Ok(());
+        }
+        match (&d1, &d2) {
+            (Dim::Var(v), d) | (d, Dim::Var(v)) => {
+                self.dvars[*v as usize].bound = Some(d.clone());
+                self.binds += 1;
+                Ok(())
+            }
+            _ => Err(Mismatch::Size { expected: d1, found: d2, outer }),
+        }
+    }
+
+    pub fn bind(&mut self, v: TVar, t: Ty) {
+        self.tvars[v as usize].bound = Some(t);
+        self.binds += 1;
+    }
+
+    /// Bind a flexible variable, checking the occurs condition and its class.
+    fn bind_var(&mut self, v: TVar, t: &Ty, mode: Mode) -> Result<(), Mismatch> {
+        let t = if mode.ignore_dims { self.fresh_dims(&self.zonk(t)) } else { t.clone() };
+        if self.occurs(v, &t) {
+            return Err(Mismatch::Occurs);
+        }
+        let info = self.tvar(v).clone();
+        if let Some(set) = info.prims {
+            match &t {
+                Ty::Prim(p) if set.contains(*p) => {}
+                Ty::Var(w) if self.tvar(*w).rigid.is_none() => {
+                    let w = *w as usize;
+                    let merged = match self.tvars[w].prims {
+                        Some(s) => s.intersect(set),
+                        None => set,
+                    };
+                    if merged.is_empty() {
+                        return Err(Mismatch::Class { set, found: t.clone() });
+                    }
+                    self.tvars[w].prims = Some(merged);
+                }
+                Ty::Err => {}
+                _ => return Err(Mismatch::Class { set, found: t.clone() }),
+            }
+        }
+        if info.no_fun {
+            self.forbid_functions(&t)?;
+        }
+        self.bind(v, t);
+        Ok(())
+    }
+
+    /// Require that `t` has no function types, now and after later bindings.
+    pub fn forbid_functions(&mut self, t: &Ty) -> Result<(), Mismatch> {
+        let z = self.zonk(t);
+        if z.contains_arrow() {
+            return Err(Mismatch::Fun { found: z });
+        }
+        let mut vs = Vec::new();
+        self.free_tvars(&z, &mut vs);
+        for w in vs {
+            let info = self.tvar_mut(w);
+            if let Some((_, Liftedness::Lifted)) = info.rigid {
+                return Err(Mismatch::Fun { found: z });
+            }
+            info.no_fun = true;
+        }
+        Ok(())
+    }
+
+    /// Require that `t` is one of the primitive types in `set`.
+    pub fn require_prim(&mut self, t: &Ty, set: PrimSet) -> Result<(), Mismatch> {
+        match self.resolve(t) {
+            Ty::Prim(p) if set.contains(p) => Ok(()),
+            Ty::Err => Ok(()),
+            Ty::Var(v) if self.tvar(v).rigid.is_none() => {
+                let info = self.tvar_mut(v);
+                let merged = match info.prims {
+                    Some(s) => s.intersect(set),
+                    None => set,
+                };
+                if merged.is_empty() {
+                    return Err(Mismatch::Class { set, found: Ty::Var(v) });
+                }
+                info.prims = Some(merged);
+                Ok(())
+            }
+            other => Err(Mismatch::Class { set, found: other }),
+        }
+    }
+
+    /// The same type with every size replaced by a fresh size variable.
+    pub fn fresh_dims(&mut self, t: &Ty) -> Ty {
+        t.map_dims(&mut |_| {
+            self.dvars.push(Default::default());
+            Dim::Var(self.dvars.len() as u32 - 1)
+        })
+    }
+
+    /// The type of `if c then a else b`: `a` and `b` must agree, except that two different known
+    /// sizes give a fresh existential.
+    pub fn join(&mut self, a: &Ty, b: &Ty, why: &str, span: crate::Span) -> Result<Ty, Mismatch> {
+        let a = self.resolve(a);
+        let b = self.resolve(b);
+        match (&a, &b) {
+            (Ty::Var(_), _) | (_, Ty::Var(_)) | (Ty::Err, _) | (_, Ty::Err) => {
+                self.unify(&a, &b, Mode::default())?;
+                Ok(a)
+            }
+            (
+                Ty::Array { dim: d1, elem: e1, unique: u1 },
+                Ty::Array { dim: d2, elem: e2, unique: u2 },
+            ) => {
+                let d1 = self.dim(d1);
+                let d2 = self.dim(d2);
+                let dim = match (&d1, &d2) {
+                    _ if d1 == d2 => d1,
+                    (Dim::Var(_), _) | (_, Dim::Var(_)) => {
+                        self.unify_dim(&d1, &d2, Mode::default(), false)?;
+                        d1
+                    }
+                    _ => self.existential(why, span),
+                };
+                let elem = self.join(e1, e2, why, span)?;
+                Ok(Ty::Array { dim, elem: Box::new(elem), unique: *u1 && *u2 })
+            }
+            (Ty::Tuple(xs), Ty::Tuple(ys)) if xs.len() == ys.len() => {
+                let mut out = Vec::new();
+                for (x, y) in xs.iter().zip(ys) {
+                    out.push(self.join(x, y, why, span)?);
+                }
+                Ok(Ty::Tuple(out))
+            }
+            (Ty::Record(xs), Ty::Record(ys))
+                if xs.len() == ys.len() && xs.keys().zip(ys.keys()).all(|(a, b)| a == b) =>
+            {
+                let mut out = std::collections::BTreeMap::new();
+                for ((n, x), y) in xs.iter().zip(ys.values()) {
+                    out.insert(n.clone(), self.join(x, y, why, span)?);
+                }
+                Ok(Ty::Record(out))
+            }
+            _ => {
+                self.unify(&a, &b, Mode::default())?;
+                Ok(a)
+            }
+        }
+    }
+
+    /// Collect corresponding sizes of three types of the same shape (loop parameter, initial
+    /// value, body result); positions where the shapes differ are skipped.
+    pub fn zip_dims3(&self, a: &Ty, b: &Ty, c: &Ty, out: &mut Vec<(Dim, Dim, Dim)>) {
+        let (a, b, c) = (self.resolve(a), self.resolve(b), self.resolve(c));
+        match (&a, &b, &c) {
+            (
+                Ty::Array { dim: d1, elem: e1, .. },
+                Ty::Array { dim: d2, elem: e2, .. },
+                Ty::Array { dim: d3, elem: e3, .. },
+            ) => {
+                out.push((d1.clone(), d2.clone(), d3.clone()));
+                self.zip_dims3(e1, e2, e3, out);
+            }
+            (Ty::Tuple(xs), Ty::Tuple(ys), Ty::Tuple(zs))
+                if xs.len() == ys.len() && ys.len() == zs.len() =>
+            {
+                for ((x, y), z) in xs.iter().zip(ys).zip(zs) {
+                    self.zip_dims3(x, y, z, out);
+                }
+            }
+            (Ty::Record(xs), Ty::Record(ys), Ty::Record(zs)) => {
+                for (n, x) in xs {
+                    if let (Some(y), Some(z)) = (ys.get(n), zs.get(n)) {
+                        self.zip_dims3(x, y, z, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
