@@ -172,6 +172,9 @@ impl Data {
     /// Gather blocks of `inner` elements starting at each of `offsets`.
     pub fn gather(&self, offsets: &[usize], inner: usize) -> Option<Data> {
         fn go<T: Copy>(v: &[T], offsets: &[usize], inner: usize) -> Option<Vec<T>> {
+            if inner == 1 {
+                return offsets.iter().map(|&o| v.get(o).copied()).collect();
+            }
             let mut out = Vec::with_capacity(offsets.len() * inner);
             for &o in offsets {
                 out.extend_from_slice(v.get(o..o + inner)?);

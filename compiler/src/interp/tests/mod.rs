@@ -7,4 +7,5 @@ mod entry;
 mod perf;
 mod props;
 mod soacs;
+mod source;
 mod vector;
