@@ -38,7 +38,7 @@ pub(crate) fn err(span: Span, msg: impl Into<String>) -> Box<Diagnostic> {
     Box::new(Diagnostic::runtime(span, msg))
 }
 
-/// Text of a value inside a message: `3`, `1.5`, `true`, `[1, 2, 3]`.
+/// Text of a value inside a message: `3`, `1.5`, `true`, `[1, 2, 3]` (long arrays shortened).
 pub(crate) fn value_text(v: &Val) -> String {
     fn prim(p: PrimValue) -> String {
         match p {
@@ -54,7 +54,11 @@ pub(crate) fn value_text(v: &Val) -> String {
             return a.get(start).map_or_else(String::new, prim);
         };
         let inner: usize = rest.iter().map(|&x| x as usize).product();
-        let parts: Vec<String> = (0..d as usize).map(|j| arr(a, rest, start + j * inner)).collect();
+        let shown = (d as usize).min(8);
+        let mut parts: Vec<String> = (0..shown).map(|j| arr(a, rest, start + j * inner)).collect();
+        if shown < d as usize {
+            parts.push("...".to_string());
+        }
         format!("[{}]", parts.join(", "))
     }
     match v {
