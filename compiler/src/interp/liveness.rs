@@ -114,10 +114,13 @@ impl Cx {
         let mut anns = Vec::with_capacity(b.stms.len());
         for stm in b.stms.iter().rev() {
             let mut uses = Vec::new();
-            let subs = self.exp(&stm.exp, &live, region, &mut uses, depth, stm.span)?;
             for p in &stm.pat {
                 type_vars(&p.ty, &mut |v| uses.push(v));
             }
+            // The pattern is checked after the expression: its sizes outlive any branch.
+            let mut after = live.clone();
+            after.extend(uses.iter().copied());
+            let subs = self.exp(&stm.exp, &after, region, &mut uses, depth, stm.span)?;
             let defs: Set = stm.pat.iter().map(|p| p.var).collect();
             let mut ann = StmAnn { subs, ..StmAnn::default() };
             let mut seen = Set::new();

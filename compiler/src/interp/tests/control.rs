@@ -577,3 +577,38 @@ fn long_arrays_in_messages_are_shortened() {
     let e = fails(&p, 0, vec![range64(&[20])]);
     assert_eq!(e.message, "bad: [0, 1, 2, 3, 4, 5, 6, 7, ...]");
 }
+
+/// `let ys: [n]i64 = if c then replicate n 0 else xs in ys[0]`: `n` is used last inside a branch
+/// and by the `if`'s own pattern, which is checked after the branch.
+#[test]
+fn a_size_used_by_the_pattern_of_an_if_outlives_its_branches() {
+    let mut p = Prog::new();
+    let n = p.param("n", t(I64));
+    let cnd = p.param("c", t(BOOL));
+    let xs = p.param("xs", arr(I64, &[d(n.var)]));
+    let (nv, cv, xv) = (n.var, cnd.var, xs.var);
+    let mut b = p.body();
+    let mut tb = b.sub();
+    let zs =
+        tb.let1("zs", arr(I64, &[d(nv)]), Exp::Replicate { shape: vec![d(nv)], value: k64(0) });
+    let then_body = tb.finish(vec![v(zs)]);
+    let else_body = b.sub().finish(vec![v(xv)]);
+    let ys = b.let1(
+        "ys",
+        arr(I64, &[d(nv)]),
+        Exp::If { cond: v(cv), then_body, else_body, ret: vec![arr(I64, &[d(nv)])] },
+    );
+    let r =
+        b.let1("r", t(I64), Exp::Index { arr: ys, idx: vec![crate::ir::DimIndex::Fix(k64(0))] });
+    let body = b.finish(vec![v(r)]);
+    p.fun("f", vec![n, cnd, xs], vec![t(I64)], body);
+    let yes = crate::value::Value::Prim(P::Bool(true));
+    assert_eq!(ok(&p, 0, vec![s64(2), yes, a64(&[2], &[5, 6])]), vec![s64(0)]);
+    // The same where only the pattern names `n` (not the validator's convention for `ret`).
+    if let Exp::If { ret, .. } = &mut p.prog.funs[0].body.stms[0].exp {
+        ret[0] = arr(I64, &[c(2)]);
+    }
+    p.invalid = true;
+    let yes = crate::value::Value::Prim(P::Bool(true));
+    assert_eq!(ok(&p, 0, vec![s64(2), yes, a64(&[2], &[5, 6])]), vec![s64(0)]);
+}
