@@ -272,3 +272,62 @@ entry rows (xss: [][]f32) : []f32 = map (\\row -> f32.sum row) xss";
     ok(src, "outer", "empty([0]i32) [3i32]", "empty([0][1]i32)");
     ok(src, "rows", "[[1f32, 2f32], [3f32, 4f32]]", "[3.0f32, 7.0f32]");
 }
+
+#[test]
+fn tuples_through_soacs() {
+    let src = "entry minmax (xs: []i32) : (i32, i32) =
+  reduce (\\(a, b) (c, d) -> (i32.min a c, i32.max b d)) (i32.highest, i32.lowest) (zip xs xs)
+entry running (xs: []f32) : ([]f32, []i64) =
+  unzip (scan (\\(s, n) (t, m) -> (s + t, n + m)) (0, 0) (map (\\x -> (x, 1)) xs))
+entry reps (n: i64) : ([]i32, []bool) = unzip (replicate n (7, true))
+entry lits (b: bool) : ([]i32, []f32) = unzip (if b then [(1, 2.0), (3, 4.0)] else [])
+entry z3 (xs: []i32) : ([]i32, []i32, []i32) = unzip3 (zip3 xs (map (* 2) xs) (map (* 3) xs))";
+    ok(src, "minmax", "[3i32, -1i32, 7i32]", "-1i32 7i32");
+    ok(src, "minmax", "empty([0]i32)", "2147483647i32 -2147483648i32");
+    ok(src, "running", "[1f32, 2f32, 3f32]", "[1.0f32, 3.0f32, 6.0f32] [1i64, 2i64, 3i64]");
+    ok(src, "reps", "2i64", "[7i32, 7i32] [true, true]");
+    ok(src, "lits", "true", "[1i32, 3i32] [2.0f32, 4.0f32]");
+    ok(src, "lits", "false", "empty([0]i32) empty([0]f32)");
+    ok(src, "z3", "[1i32, 2i32]", "[1i32, 2i32] [2i32, 4i32] [3i32, 6i32]");
+}
+
+#[test]
+fn records_loops_and_matches() {
+    let src = "type acc = {sum: f64, count: i64}
+def step (a: acc) (x: f64) : acc = {sum = a.sum + x, count = a.count + 1}
+entry mean (xs: []f64) : f64 = let r = loop a = {sum = 0, count = 0} for x in xs do step a x in r.sum / f64.i64 r.count
+entry kind (xs: []i32) : []i32 =
+  map (\\x -> match {v = x, pos = x > 0} case {v = 0, pos = _} -> 0 case {v = _, pos = true} -> 1 case _ -> 2) xs
+entry sums (xs: []i32) : []i32 =
+  let tagged = map (\\x -> if x % 2 == 0 then #even (x / 2) else #odd [x, x]) xs
+  in map (\\t -> match t case #even h -> h case #odd p -> p[0] + p[1]) tagged";
+    ok(src, "mean", "[1f64, 2f64, 6f64]", "3.0f64");
+    ok(src, "kind", "[0i32, 5i32, -5i32]", "[0i32, 1i32, 2i32]");
+    ok(src, "sums", "[4i32, 3i32]", "[2i32, 6i32]");
+}
+
+#[test]
+fn functions_with_existential_results() {
+    let src = "def positives (xs: []i32) : ?[k].[k]i32 = filter (> 0) xs
+def both (xs: []i32) : ([]i32, i64) = let ys = positives xs in (ys, length ys)
+entry main (xs: []i32) : ([]i32, i64, []i32) =
+  let (ys, n) = both xs
+  let zs = map (\\y -> y + i32.i64 n) ys
+  in (ys, n, zs ++ positives (map (\\x -> -x) xs))
+entry irregular_tuples (xss: [][]i32) : ([][]i32, []i64) =
+  unzip (map (\\xs -> let ys = filter (> 0) xs in (ys, length ys)) xss)";
+    ok(src, "main", "[1i32, -2i32, 3i32]", "[1i32, 3i32] 2i64 [3i32, 5i32, 2i32]");
+    ok(src, "irregular_tuples", "[[1i32, -1i32], [0i32, 2i32]]", "[[1i32], [2i32]] [1i64, 1i64]");
+    fails(src, "irregular_tuples", "[[1i32, 1i32], [0i32, 2i32]]", "size mismatch");
+}
+
+#[test]
+fn shadowing_and_conversions() {
+    let src = "def x : i32 = 1
+def x : i32 = x + 1
+def f (y: i32) : i32 = let x = y * 10 in x + 1
+entry main (y: i32) : (i32, i32, i64, f64, u8, i32, bool) =
+  (x, f y, i64.i32 y, f64.f32 (f32.i32 y), u8.i32 (y + 256), i32.bool (y > 0), bool.i32 y)";
+    ok(src, "main", "3i32", "2i32 31i32 3i64 3.0f64 3u8 1i32 true");
+    ok(src, "main", "0i32", "2i32 1i32 0i64 0.0f64 0u8 0i32 false");
+}
