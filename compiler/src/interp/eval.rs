@@ -466,8 +466,6 @@ impl<'p> Interp<'p> {
                     return Ok(Out::One(Val::Prim(p)));
                 }
                 let ix = self.index(idx, span)?;
-                let a = self.array(*arr, span)?;
-                check_index(a.shape(), &ix).map_err(|m| err(span, m))?;
                 Ok(Out::One(a.index(&self.meter, &ix).map_err(|m| err(span, m))?))
             }
             Exp::Update { arr, idx, value } => {

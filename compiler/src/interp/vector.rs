@@ -319,7 +319,7 @@ fn scalar_code(lam: &Lambda) -> bool {
 
 /// `\a b -> a op b` (or `b op a`): the operator, its type and whether the accumulator (the
 /// first parameter) is the left operand.
-fn single_operator(lam: &Lambda) -> Option<(BinOp, PrimType, bool)> {
+pub(super) fn single_operator(lam: &Lambda) -> Option<(BinOp, PrimType, bool)> {
     let ([p, q], [stm], [Atom::Var(r)]) =
         (&lam.params[..], &lam.body.stms[..], &lam.body.result[..])
     else {

@@ -145,6 +145,8 @@ impl Checker {
                 exists: vec![],
             }
         };
+        // Within a definition, report in source order.
+        errors.sort_by_key(|e| e.span.start);
         self.errors.append(&mut errors);
         self.globals.values.insert(v.name.clone(), Rc::new(scheme));
         g.out_scheme

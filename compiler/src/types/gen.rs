@@ -46,6 +46,7 @@ pub(crate) struct DefTyping {
     pub size_params: Vec<Name>,
     /// Did the definition declare its return type?
     pub ret_declared: bool,
+    pub name_span: Span,
 }
 
 pub(crate) struct Gen<'g> {
@@ -60,6 +61,8 @@ pub(crate) struct Gen<'g> {
     depth: usize,
     /// Functions being defined (for the "no recursion" hint).
     defining: Vec<Name>,
+    /// Anonymous size parameters (`[]` in a definition's parameters) invented so far.
+    implicit_sizes: Vec<Name>,
     pub too_deep: bool,
 }
 
@@ -88,6 +91,7 @@ impl<'g> Gen<'g> {
             tparams: Vec::new(),
             depth: 0,
             defining: Vec::new(),
+            implicit_sizes: Vec::new(),
             too_deep: false,
         }
     }
@@ -150,25 +154,27 @@ impl<'g> Gen<'g> {
                 }
             }
         }
-        let (param_tys, names, hidden) = self.params(&d.params);
+        // `[]` in a parameter's type is an anonymous size parameter, rigid like `[n]`.
+        let (param_tys, names, hidden) = self.params(&d.params, AnySize::SizeParam);
+        size_params.append(&mut self.implicit_sizes);
         let ret = d.ret.as_ref().map(|te| self.ret_type(te));
         let body = self.expr(&d.body);
         let ret_ty = self.check_ret(ret, body, d.body.span, hidden);
         let ty = arrows(&param_tys, &names, ret_ty);
         self.defining.pop();
-        DefTyping { ty, rigid, size_params, ret_declared: d.ret.is_some() }
+        DefTyping { ty, rigid, size_params, ret_declared: d.ret.is_some(), name_span: d.name_span }
     }
 
     /// Parameters of a function: their types, their arrow names (when a parameter is a plain
     /// variable, sizes in later types may refer to it), and the names bound by other patterns.
-    fn params(&mut self, ps: &[Pat]) -> (Vec<Ty>, Vec<Option<Name>>, Vec<Name>) {
+    fn params(&mut self, ps: &[Pat], any: AnySize) -> (Vec<Ty>, Vec<Option<Name>>, Vec<Name>) {
         let mut tys = Vec::new();
         let mut names = Vec::new();
         let mut hidden = Vec::new();
         let mut seen: Vec<Name> = Vec::new();
         for p in ps {
             let mut bound = Vec::new();
-            let t = self.pat(p, AnySize::Infer, &mut bound);
+            let t = self.pat(p, any, &mut bound);
             for (n, _, span) in &bound {
                 if seen.contains(n) {
                     self.errors.push(
@@ -256,6 +262,9 @@ impl<'g> Gen<'g> {
         let t = conv.ty(te);
         self.errors.append(&mut conv.errors);
         let invented = std::mem::take(&mut conv.invented);
+        if any == AnySize::SizeParam {
+            self.implicit_sizes.extend(invented.iter().cloned());
+        }
         for (ty, span) in uses {
             self.eq(Ty::i64(), ty, span, Reason::SizeVar(span));
         }
@@ -461,7 +470,7 @@ impl<'g> Gen<'g> {
             }
             ExprKind::Lambda { params, ret, body } => {
                 let mark = self.locals.len();
-                let (tys, names, hidden) = self.params(params);
+                let (tys, names, hidden) = self.params(params, AnySize::Infer);
                 let ret = ret.as_ref().map(|te| self.ret_type(te));
                 let tb = self.expr(body);
                 let rt = self.check_ret(ret, tb, body.span, hidden);
@@ -536,7 +545,7 @@ impl<'g> Gen<'g> {
                     }
                 }
                 self.defining.push(name.clone());
-                let (tys, names, hidden) = self.params(params);
+                let (tys, names, hidden) = self.params(params, AnySize::Infer);
                 let ret = ret.as_ref().map(|te| self.ret_type(te));
                 let tr = self.expr(rhs);
                 let rt = self.check_ret(ret, tr, rhs.span, hidden);

@@ -4,11 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Phase};
 use crate::syntax::ast::{Liftedness, Name, NodeId};
 
 use super::gen::DefTyping;
-use super::ity::{Dim, IScheme, Store, TVar, Ty};
+use super::ity::{is_invented, Dim, IScheme, Store, TVar, Ty};
 use super::{Scheme, Size, TyVar, Type};
 
 /// The generalised typing of one definition.
@@ -69,37 +69,54 @@ pub(crate) fn generalise(
     let mut exists = Vec::new();
     // Sizes left open in the parameters become size parameters (named per definition, so the
     // printed type is stable); in the result, existentials.
-    let mut inferred = 0;
     for d in &param_dims {
-        match d {
+        match store.dim(d) {
             Dim::Var(v) => {
-                inferred += 1;
-                let n = format!("n{}", super::ity::subscript(inferred));
-                store.dvars[*v as usize].bound = Some(Dim::Name(n.clone()));
+                let n = store.fresh_size_param();
+                store.dvars[v as usize].bound = Some(Dim::Name(n.clone()));
                 size_params.push(n);
             }
-            Dim::Name(n) if !size_params.contains(n) => size_params.push(n.clone()),
-            _ => {}
+            Dim::Name(n) if size_params.contains(&n) => {}
+            // An existential that reached a parameter: the function takes any size there.
+            Dim::Name(n) if is_invented(&n) => size_params.push(n),
+            Dim::Name(n) => errors.push(
+                Diagnostic::new(
+                    Phase::Size,
+                    typing.name_span,
+                    format!("size mismatch: a parameter's size would be `{n}`, which is only in scope inside the function"),
+                )
+                .with_hint("give the parameter a size parameter, e.g. `[n]`, and use it instead"),
+            ),
+            Dim::Const(_) => {}
         }
     }
+    let mut escaped = Vec::new();
     for d in &result_dims {
-        let d = store.dim(d);
-        match &d {
+        match store.dim(d) {
             Dim::Var(v) => {
                 let n = store.invent("k");
                 store.invented.insert(
                     n.clone(),
                     ("the size of a function's result".into(), Default::default()),
                 );
-                store.dvars[*v as usize].bound = Some(Dim::Name(n.clone()));
+                store.dvars[v as usize].bound = Some(Dim::Name(n.clone()));
                 if is_fun {
                     exists.push(n);
                 }
             }
-            Dim::Name(n) if is_fun && !size_params.contains(n) && !exists.contains(n) => {
-                exists.push(n.clone())
+            Dim::Name(n) if size_params.contains(&n) || exists.contains(&n) => {}
+            Dim::Name(n) if is_invented(&n) => {
+                if is_fun {
+                    exists.push(n)
+                }
             }
-            _ => {}
+            // A size that went out of scope without an `Escape` noticing: hide it.
+            Dim::Name(n) => {
+                if !escaped.contains(&n) {
+                    escaped.push(n)
+                }
+            }
+            Dim::Const(_) => {}
         }
     }
     // Sizes nobody determined inside the body are existential.
@@ -109,7 +126,20 @@ pub(crate) fn generalise(
             store.dvars[v].bound = Some(Dim::Name(n));
         }
     }
-    let ty = store.zonk(&typing.ty);
+    let mut ty = store.zonk(&typing.ty);
+    for n in escaped {
+        let k = store.invent("k");
+        if is_fun {
+            exists.push(k.clone());
+        }
+        ty = ty.map_dims(&mut |d| {
+            if *d == Dim::Name(n.clone()) {
+                Dim::Name(k.clone())
+            } else {
+                d.clone()
+            }
+        });
+    }
 
     // Quantify the rigid type parameters and the type variables left open in the type.
     let mut quantified: HashMap<TVar, u32> = HashMap::new();

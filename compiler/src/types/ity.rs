@@ -312,6 +312,9 @@ pub(crate) struct Store {
     pub invented: HashMap<Name, (String, Span)>,
     /// Counts bindings, so the solver knows when deferred constraints may have become solvable.
     pub binds: u64,
+    /// Counter for the names of anonymous and inferred size parameters (`n₁`, `n₂`, ...), per
+    /// definition so that printed types are stable.
+    pub size_params: u32,
 }
 
 /// Subscript digits: invented names contain them, so they never clash with names users write.
@@ -367,6 +370,12 @@ impl Store {
     pub fn invent(&mut self, base: &str) -> Name {
         self.next_name += 1;
         format!("{base}{}", subscript(self.next_name))
+    }
+
+    /// A name for an anonymous or inferred size parameter of the definition being checked.
+    pub fn fresh_size_param(&mut self) -> Name {
+        self.size_params += 1;
+        format!("n{}", subscript(self.size_params))
     }
 
     /// A fresh existential size with a description of where it comes from.

@@ -22,6 +22,8 @@ pub(crate) struct Solver<'s> {
     /// The arguments given so far to each application spine (keyed by the function's span): where a
     /// size came from, for messages.
     spines: HashMap<Span, Vec<(Span, String, Ty)>>,
+    /// Errors whose message shows a type best printed after solving: (span, what, type).
+    late: Vec<(Span, &'static str, Ty)>,
 }
 
 enum Step {
@@ -38,6 +40,7 @@ impl<'s> Solver<'s> {
             deferred: Vec::new(),
             last_binds: 0,
             spines: HashMap::new(),
+            late: Vec::new(),
         }
     }
 
@@ -92,6 +95,10 @@ impl<'s> Solver<'s> {
         }
         self.last_binds = u64::MAX;
         self.retry();
+        for (span, what, t) in std::mem::take(&mut self.late) {
+            let f = show(self.store, &t);
+            self.errors.push(Diagnostic::ty(span, format!("{what}; found `{f}`")));
+        }
         for c in std::mem::take(&mut self.deferred) {
             let d = match &c.kind {
                 Kind::Field { field, .. } => Diagnostic::ty(
@@ -132,8 +139,8 @@ impl<'s> Solver<'s> {
             }
             Kind::NoFun { ty, what } => {
                 if let Err(Mismatch::Fun { found }) = self.store.forbid_functions(ty) {
-                    let f = show(self.store, &found);
-                    self.errors.push(Diagnostic::ty(c.span, format!("{what}; found `{f}`")));
+                    // Shown at the end, when the function's type is as known as it gets.
+                    self.late.push((c.span, what, found));
                 }
             }
             Kind::Field { record, field, ty } => return self.field(c, record, field, ty),
@@ -506,8 +513,14 @@ impl<'s> Solver<'s> {
                     found
                 });
                 let d = match origin {
-                    Some((span, what, _)) => {
-                        let how = if outer { "arguments of the same length" } else { "arguments of matching sizes" };
+                    Some((span, what, t)) => {
+                        // Both sizes are their arguments' lengths, or some are inner dimensions.
+                        let origin_outer = matches!(self.store.resolve(t), Ty::Array { dim, .. } if self.store.dim(&dim) == d1);
+                        let how = if outer && origin_outer {
+                            "arguments of the same length"
+                        } else {
+                            "arguments of matching sizes"
+                        };
                         Diagnostic::new(
                             Phase::Size,
                             c.span,

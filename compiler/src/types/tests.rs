@@ -3,6 +3,10 @@
 mod contract;
 mod errors;
 mod infer;
+mod prelude;
+mod props;
+mod sizes;
+mod unique;
 
 use crate::diag::Diagnostic;
 use crate::syntax;

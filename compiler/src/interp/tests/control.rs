@@ -337,6 +337,7 @@ fn existential_results_may_be_declared_with_or_without_their_sizes() {
 
 #[test]
 fn values_used_after_a_call_are_not_consumed_by_it() {
+    // Invalid IR (the argument is consumed, then used), but value semantics hold regardless.
     // g (xs: *[3]i64) = xs with [0] = 7;  f xs = (g xs, xs)
     let mut p = Prog::new();
     let xs = p.param("xs", arr(I64, &[c(3)]));

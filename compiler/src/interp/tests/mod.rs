@@ -5,5 +5,6 @@ mod builder;
 mod control;
 mod entry;
 mod perf;
+mod props;
 mod soacs;
 mod vector;

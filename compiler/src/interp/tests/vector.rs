@@ -243,3 +243,54 @@ fn column_maps_with_free_variables() {
     let _ = Param { var: kv, ty: t(PrimType::Float(FloatType::F16)) };
     let _ = h(1.0);
 }
+
+/// `reduce_by_index (replicate 4 ne) op ne is vs`, optionally poisoned.
+fn hist(ty: PrimType, op: BinOp, poison: bool) -> Prog {
+    let mut p = Prog::new();
+    let n = p.param("n", t(I64));
+    let is = p.param("is", arr(I64, &[d(n.var)]));
+    let vs = p.param("vs", arr(ty, &[d(n.var)]));
+    let (nv, iv, vv) = (n.var, is.var, vs.var);
+    let mut b = p.body();
+    let ne = Atom::Const(samples(ty)[1]);
+    let dest = b.let1("dest", arr(ty, &[c(4)]), Exp::Replicate { shape: vec![c(4)], value: ne });
+    let a = b.param("a", t(ty));
+    let x = b.param("x", t(ty));
+    let (av, xx) = (a.var, x.var);
+    let mut lb = b.sub();
+    if poison {
+        lb.let1(
+            "unused",
+            arr(I64, &[c(1)]),
+            Exp::Iota { n: k64(1), start: k64(0), step: k64(1), it: IntType::I64 },
+        );
+    }
+    let r = lb.let1("r", t(ty), Exp::BinOp(op, ty, v(av), v(xx)));
+    let lam = lambda(vec![a, x], lb.finish(vec![v(r)]), vec![t(ty)]);
+    let h = b.let1(
+        "h",
+        arr(ty, &[c(4)]),
+        Exp::Hist { dest: vec![dest], lam, neutral: vec![ne], is: iv, vs: vec![vv], w: v(nv) },
+    );
+    let body = b.finish(vec![v(h)]);
+    p.fun("f", vec![n, is, vs], vec![arr(ty, &[c(4)])], body);
+    p
+}
+
+#[test]
+fn typed_histograms_agree_with_element_at_a_time() {
+    for ty in PrimType::all() {
+        let s = samples(ty);
+        let bins: Vec<i64> = (0..s.len() as i64).map(|k| k % 6 - 1).collect();
+        let args = vec![
+            s64(s.len() as i64),
+            a64(&[s.len() as i64], &bins),
+            array(ty, &[s.len() as i64], s),
+        ];
+        for op in [BinOp::Add, BinOp::Sub, BinOp::Max, BinOp::Div, BinOp::LogAnd] {
+            let fast = call(&hist(ty, op, false), 0, args.clone());
+            let slow = call(&hist(ty, op, true), 0, args.clone());
+            same(fast, slow, &format!("hist {op:?} on {ty}"));
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! The prelude type-checks, and its types are what Futhark's documentation says (modulo size
+//! arithmetic, for which the prelude returns existential sizes).
+
+use expect_test::expect;
+
+use super::check_src;
+use crate::types::print;
+
+#[test]
+fn prelude_types() {
+    let cp = check_src("").unwrap_or_else(|es| panic!("{}", super::render(&es, "")));
+    assert_eq!(cp.prelude_decs, cp.program.decs.len());
+    expect![[r#"
+        id : a -> a
+        const : a -> b -> a
+        flip : (a -> b -> c) -> b -> a -> c
+        curry : ((a, b) -> c) -> a -> b -> c
+        uncurry : (a -> b -> c) -> (a, b) -> c
+        map1 : (a -> x) -> [n]a -> *[n]x
+        map2 : (a -> b -> x) -> [n]a -> [n]b -> *[n]x
+        map3 : (a -> b -> c -> x) -> [n]a -> [n]b -> [n]c -> *[n]x
+        map4 : (a -> b -> c -> d -> x) -> [n]a -> [n]b -> [n]c -> [n]d -> *[n]x
+        map5 : (a -> b -> c -> d -> e -> x) -> [n]a -> [n]b -> [n]c -> [n]d -> [n]e -> *[n]x
+        length : [n]t -> i64
+        head : [n]t -> t
+        last : [n]t -> t
+        tail : [n]t -> []t
+        init : [n]t -> []t
+        take : (i: i64) -> [n]t -> [i]t
+        drop : i64 -> [n]t -> []t
+        split : (i: i64) -> [n]t -> ([i]t, []t)
+        reverse : [n]t -> [n]t
+        rotate : i64 -> [n]t -> [n]t
+        indices : [n]t -> *[n]i64
+        foldl : (a -> b -> a) -> a -> [n]b -> a
+        foldr : (b -> a -> a) -> a -> [n]b -> a
+        tabulate : (n: i64) -> (i64 -> a) -> *[n]a
+        tabulate_2d : (n: i64) -> (m: i64) -> (i64 -> i64 -> a) -> *[n][m]a
+        tabulate_3d : (n: i64) -> (m: i64) -> (o: i64) -> (i64 -> i64 -> i64 -> a) -> *[n][m][o]a
+        all : (a -> bool) -> [n]a -> bool
+        any : (a -> bool) -> [n]a -> bool
+        and : [n]bool -> bool
+        or : [n]bool -> bool
+    "#]]
+    .assert_eq(&print::print_prelude(&cp));
+}
+
+#[test]
+fn prelude_nodes_are_numbered_after_the_users() {
+    let src = "def f (x: i32) = x + 1";
+    let user = crate::syntax::parse(src).unwrap();
+    let cp = check_src(src).unwrap();
+    assert!(cp.program.next_id >= user.next_id);
+    // Every prelude expression has a type, under an id of its own.
+    let max_user = user.next_id;
+    assert!(cp.expr_types.keys().any(|id| id.0 >= max_user));
+    assert!(cp.expr_types.keys().all(|id| id.0 < cp.program.next_id));
+}
