@@ -22,7 +22,10 @@ pub const BUILTIN_OPS: &[&str] = &[
 impl<'a> Lowerer<'a> {
     pub(crate) fn expr(&mut self, e: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
         self.nested(e.span, |l| {
-            let saved = std::mem::replace(&mut l.b.span, e.span);
+            // Code inlined from the prelude keeps the span of the user's call, so that run-time
+            // errors point into the user's program.
+            let span = if e.span.start >= crate::syntax::PRELUDE_BASE { l.b.span } else { e.span };
+            let saved = std::mem::replace(&mut l.b.span, span);
             let r = l.expr_inner(e, env);
             l.b.span = saved;
             r
@@ -53,7 +56,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn expr_inner(&mut self, e: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
-        let span = e.span;
+        let span = self.b.span;
         match &e.kind {
             ExprKind::Literal(lit) => self.literal(lit, e, env),
             ExprKind::Var(name) => {
@@ -186,7 +189,9 @@ impl<'a> Lowerer<'a> {
             ExprKind::Assert(c, x) => {
                 let cv = self.expr(c, env)?;
                 let (ca, _) = self.scalar(&cv, span)?;
-                self.b.span = c.span;
+                if c.span.start < crate::syntax::PRELUDE_BASE {
+                    self.b.span = c.span;
+                }
                 let msg = format!("assertion failed: {}", describe(c));
                 self.b.assert(ca, msg, Vec::new());
                 self.b.span = span;
@@ -267,7 +272,7 @@ impl<'a> Lowerer<'a> {
         e: &'a Expr,
         env: &Env<'a>,
     ) -> LResult<SVal<'a>> {
-        let span = e.span;
+        let span = self.b.span;
         if BUILTIN_OPS.contains(&op) && !self.user_defined(op, env) {
             if op == "&&" || op == "||" {
                 return self.short_circuit(op == "&&", lhs, rhs, env);
@@ -458,7 +463,7 @@ impl<'a> Lowerer<'a> {
     // --- arrays ----------------------------------------------------------------------------
 
     fn array_lit(&mut self, es: &'a [Expr], e: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
-        let span = e.span;
+        let span = self.b.span;
         if es.is_empty() {
             let t = self.node_type(e, env)?;
             let row = match &t {
@@ -990,7 +995,7 @@ impl<'a> Lowerer<'a> {
         e: &'a Expr,
         env: &Env<'a>,
     ) -> LResult<SVal<'a>> {
-        let span = e.span;
+        let span = self.b.span;
         let t = self.node_type(e, env)?;
         let SType::Sum(cs) = &t else {
             return Err(internal(span, "constructor of a non-sum type"));

@@ -332,3 +332,18 @@ entry main (y: i32) : (i32, i32, i64, f64, u8, i32, bool) =
     ok(src, "main", "3i32", "2i32 31i32 3i64 3.0f64 3u8 1i32 true");
     ok(src, "main", "0i32", "2i32 1i32 0i64 0.0f64 0u8 0i32 false");
 }
+
+/// A run-time error inside an inlined prelude function points at the user's call.
+#[test]
+fn prelude_errors_point_at_the_call() {
+    let src = "entry main (xs: []i32) : i32 = 1 + head xs";
+    let Some(Ok(prog)) = lower_src(src) else { return };
+    let args = parse_values("empty([0]i32)").unwrap_or_default();
+    match run_entry(&prog, "main", &args) {
+        Ok(v) => panic!("expected an error, got {v:?}"),
+        Err(d) => {
+            assert!(d.message.contains("out of bounds"), "{}", d.message);
+            assert_eq!(&src[d.span.range()], "head xs");
+        }
+    }
+}
