@@ -130,6 +130,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::ProjectSection(fs) => Ok(SVal::Fun(Rc::new(SFun::Project(fs.clone())))),
             ExprKind::Lambda { params, body, .. } => Ok(SVal::Fun(Rc::new(SFun::Closure {
                 name: "lambda".into(),
+                sizes: Vec::new(),
                 params,
                 body,
                 env: env.clone(),
@@ -140,18 +141,31 @@ impl<'a> Lowerer<'a> {
                 let (v, env2) = if sizes.is_empty() {
                     (v, env.clone())
                 } else {
+                    // `let [n] ...` binds `n` anew, even where an outer `n` exists.
+                    let mut fresh = env.clone();
+                    for (n, _) in sizes {
+                        fresh = fresh.unbind(n);
+                    }
                     let t = self.pat_type(pat)?;
-                    self.check_sizes(t, v, env, "value")?
+                    self.check_sizes(t, v, &fresh, "value")?
                 };
                 let env3 = self.bind_pat(pat, v, &env2)?;
                 self.expr(body, &env3)
             }
-            ExprKind::LetFun { name, params, rhs, body, .. } => {
+            ExprKind::LetFun { name, type_params, params, rhs, body, .. } => {
                 let v = if params.is_empty() {
                     self.expr(rhs, env)?
                 } else {
+                    let sizes = type_params
+                        .iter()
+                        .filter_map(|p| match p {
+                            ast::TypeParam::Size { name, .. } => Some(name.clone()),
+                            ast::TypeParam::Type { .. } => None,
+                        })
+                        .collect();
                     SVal::Fun(Rc::new(SFun::Closure {
                         name: name.clone(),
+                        sizes,
                         params,
                         body: rhs,
                         env: env.clone(),
@@ -384,8 +398,11 @@ impl<'a> Lowerer<'a> {
     /// Call a function with exactly its arity's arguments.
     fn call(&mut self, f: &Rc<SFun<'a>>, args: Vec<SVal<'a>>, span: Span) -> LResult<SVal<'a>> {
         match &**f {
-            SFun::Closure { params, body, env, .. } => {
-                let (params, body, env) = (*params, *body, env.clone());
+            SFun::Closure { params, body, env, sizes, .. } => {
+                let (params, body, mut env) = (*params, *body, env.clone());
+                for n in sizes {
+                    env = env.unbind(n);
+                }
                 self.nested(span, |l| {
                     let mut env = env;
                     for (p, a) in params.iter().zip(args) {

@@ -347,3 +347,14 @@ fn prelude_errors_point_at_the_call() {
         }
     }
 }
+
+/// A local function's size parameter is bound anew at each call, even where an outer size of
+/// the same name is in scope.
+#[test]
+fn local_size_parameters_shadow_outer_sizes() {
+    let src = "entry main [n] (xs: [n]i32) (ys: []i32) : (i64, i64, i64) =
+  let f [n] (zs: [n]i32) : i64 = n
+  let [n] (ws: [n]i32) = filter (> 1) ys
+  in (f ys, f xs, n + i64.i32 (reduce (+) 0 ws))";
+    ok(src, "main", "[1i32, 2i32] [1i32, 2i32, 3i32]", "3i64 2i64 7i64");
+}
