@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::diag::Diagnostic;
+use crate::prim::PrimType;
 use crate::syntax::ast::{self, Dec, NodeId, TypeDec, TypeParam, ValDec};
 
 use super::alias::AliasCheck;
@@ -90,12 +91,28 @@ impl Checker {
         let mut gen = Gen::new(&self.globals, store);
         let typing = gen.def(v);
         let too_deep = gen.too_deep;
-        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, .. } = gen;
+        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, int_literals, .. } = gen;
 
         let mut solver = Solver::new(&mut store);
         solver.solve(cs);
         errors.append(&mut solver.errors);
         let app_unique = std::mem::take(&mut solver.app_unique);
+        for (v, t, span) in int_literals {
+            if let Ty::Prim(PrimType::Int(it)) = store.resolve(&t) {
+                // A literal is a magnitude (`-128` is `-(128)`), so signed types allow 2^(bits-1).
+                let max: i128 =
+                    if it.signed() { 1 << (it.bits() - 1) } else { (1 << it.bits()) - 1 };
+                if v > max {
+                    errors.push(
+                        Diagnostic::ty(
+                            span,
+                            format!("literal `{v}` is out of range for `{}`", it.name()),
+                        )
+                        .with_label(format!("this is a `{}`", it.name())),
+                    );
+                }
+            }
+        }
 
         let all: Vec<&Ty> = expr_ty.values().chain(pat_ty.values()).collect();
         let mut ambiguous = Vec::new();

@@ -302,3 +302,11 @@ fn errors_point_at_user_code_not_the_prelude() {
         }
     }
 }
+
+#[test]
+fn literals_must_fit_their_type() {
+    let src = "def f (x: u8) = x + 300";
+    let e = error(src, "literal `300` is out of range for `u8`");
+    assert_eq!(text(src, e.span), "300");
+    super::types("def f (x: i8) = x + (-128) + 127\ndef g (x: u8) = x + 255");
+}
