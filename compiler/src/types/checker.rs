@@ -27,13 +27,27 @@ struct Checker {
     errors: Vec<Diagnostic>,
     /// Counter for invented names, shared by all definitions so they never clash.
     next_name: u32,
+    /// When set, each user definition's constraints are printed here, before solving.
+    constraints: Option<String>,
 }
 
 pub(crate) fn check_program(
     program: &ast::Program,
     parse_sig: ParseSig,
 ) -> Result<CheckedProgram, Vec<Diagnostic>> {
-    let prelude = prelude::parse_prelude(program.next_id)?;
+    check_recording(program, parse_sig, false).0
+}
+
+/// Check, and optionally print the constraints generated for each user definition.
+pub(crate) fn check_recording(
+    program: &ast::Program,
+    parse_sig: ParseSig,
+    record: bool,
+) -> (Result<CheckedProgram, Vec<Diagnostic>>, String) {
+    let prelude = match prelude::parse_prelude(program.next_id) {
+        Ok(p) => p,
+        Err(es) => return (Err(es), String::new()),
+    };
     let prelude_decs = prelude.decs.len();
     let mut decs = prelude.decs;
     decs.extend(program.decs.iter().cloned());
@@ -45,8 +59,12 @@ pub(crate) fn check_program(
         schemes: Vec::new(),
         errors: Vec::new(),
         next_name: 0,
+        constraints: None,
     };
-    for d in &combined.decs {
+    for (i, d) in combined.decs.iter().enumerate() {
+        if record && i == prelude_decs {
+            c.constraints = Some(String::new());
+        }
         match d {
             Dec::Type(t) => {
                 c.type_dec(t);
@@ -63,15 +81,16 @@ pub(crate) fn check_program(
     sig_errors.dedup();
     errors.extend(sig_errors);
     if !errors.is_empty() {
-        return Err(errors);
+        return (Err(errors), c.constraints.unwrap_or_default());
     }
-    Ok(CheckedProgram {
+    let cp = CheckedProgram {
         program: combined,
         prelude_decs,
         expr_types: c.expr_types,
         pat_types: c.pat_types,
         schemes: c.schemes,
-    })
+    };
+    (Ok(cp), c.constraints.unwrap_or_default())
 }
 
 impl Checker {
@@ -91,6 +110,12 @@ impl Checker {
         let mut gen = Gen::new(&self.globals, store);
         let typing = gen.def(v);
         let too_deep = gen.too_deep;
+        if let Some(out) = &mut self.constraints {
+            out.push_str(&format!("{}:\n", v.name));
+            for c in &gen.cs {
+                out.push_str(&format!("  {c}\n"));
+            }
+        }
         let Gen { mut store, cs, expr_ty, pat_ty, mut errors, int_literals, .. } = gen;
 
         let mut solver = Solver::new(&mut store);

@@ -81,3 +81,9 @@ pub struct CheckedProgram {
 pub fn check(program: &ast::Program) -> Result<CheckedProgram, Vec<Diagnostic>> {
     checker::check_program(program, prelude::parse_sig)
 }
+
+/// The constraints generated for each user definition, one per line, as the solver receives them
+/// (for `ogham show`-style debugging of inference).
+pub fn print_constraints(program: &ast::Program) -> String {
+    checker::check_recording(program, prelude::parse_sig, true).1
+}
