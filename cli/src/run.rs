@@ -5,10 +5,9 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ogham::diag::{render_all, Diagnostic};
+use ogham::diag::render_all;
 use ogham::driver;
 use ogham::value::text::{format_value, parse_values};
-use ogham::Span;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -61,21 +60,8 @@ pub fn main(args: &Args) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(d) => {
-            eprint!("{}", render(&d, &name, &src));
+            eprint!("{}", driver::render_diagnostic(&d, &name, &src));
             ExitCode::FAILURE
         }
     }
-}
-
-/// A diagnostic with a source excerpt, or without one when it has no place in the program (an
-/// unknown entry point, arguments that do not fit it).
-fn render(d: &Diagnostic, name: &str, src: &str) -> String {
-    if d.span != Span::DUMMY {
-        return d.render(name, src);
-    }
-    let mut s = format!("error: {}: {}\n", d.phase.as_str(), d.message);
-    for h in &d.hints {
-        s.push_str(&format!("  = hint: {h}\n"));
-    }
-    s
 }

@@ -42,6 +42,19 @@ pub fn run_interp(
     interp::run_entry(&compiled.ir, entry, args)
 }
 
+/// A diagnostic rendered with a source excerpt, or as plain lines when it has no place in the
+/// program (a dummy span: an unknown entry point, arguments that do not fit it).
+pub fn render_diagnostic(d: &Diagnostic, file: &str, src: &str) -> String {
+    if d.span != Span::DUMMY {
+        return d.render(file, src);
+    }
+    let mut s = format!("error: {}: {}\n", d.phase.as_str(), d.message);
+    for h in &d.hints {
+        s.push_str(&format!("  = hint: {h}\n"));
+    }
+    s
+}
+
 /// The number of arguments an entry point takes, if it exists.
 pub fn entry_arity(compiled: &Compiled, entry: &str) -> Option<usize> {
     compiled.ir.entry(entry).map(|e| e.params.len())
@@ -119,8 +132,7 @@ pub fn show_parse(src: &str) -> Result<String, Vec<Diagnostic>> {
 pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
     let checked = types::check(&ast)?;
-    // Until the checker's printer lands, the schemes are shown as is.
-    Ok(format!("{:#?}\n", &checked.schemes[checked.prelude_decs.min(checked.schemes.len())..]))
+    Ok(types::print::print_checked(&checked))
 }
 
 /// The core IR after lowering.
@@ -172,6 +184,26 @@ mod tests {
         assert!(text.contains("def main (x: i32) = x + 1"), "{text}");
         let e = show_parse("def main = if true else 1").unwrap_err();
         assert!(e[0].message.contains("expected"), "{e:?}");
+    }
+
+    #[test]
+    fn show_types_prints_inferred_types() {
+        let text = show_types("def inc (x: i32) = x + 1").unwrap();
+        assert!(text.contains("inc") && text.contains("i32"), "{text}");
+        let e = show_types("def f (x: i32) : bool = x").unwrap_err();
+        assert!(e[0].message.contains("type mismatch"), "{e:?}");
+    }
+
+    #[test]
+    fn diagnostics_without_a_place_have_no_excerpt() {
+        let d = Diagnostic::new(Phase::Value, Span::DUMMY, "unknown entry point `f`")
+            .with_hint("entry points: `main`");
+        assert_eq!(
+            render_diagnostic(&d, "a.fut", "def main = 1"),
+            "error: value error: unknown entry point `f`\n  = hint: entry points: `main`\n"
+        );
+        let d = Diagnostic::runtime(Span::new(4, 8), "boom");
+        assert!(render_diagnostic(&d, "a.fut", "def main = 1").contains("a.fut:1:5"));
     }
 
     #[test]

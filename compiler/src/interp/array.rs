@@ -366,8 +366,9 @@ impl Array {
     }
 
     /// `self[idx]`: a scalar for a full index, a view when the selected elements are contiguous,
-    /// else a copy. `idx` must have been checked with [`check_index`].
+    /// else a copy; an out-of-bounds index is an error.
     pub fn index(&self, meter: &Rc<Meter>, idx: &[Ix]) -> Result<Val, String> {
+        check_index(&self.shape, idx)?;
         let st = strides(&self.shape);
         if idx.len() == self.shape.len() && idx.iter().all(|ix| matches!(ix, Ix::Fix(_))) {
             let off: usize = idx
@@ -381,7 +382,7 @@ impl Array {
             .iter()
             .filter_map(|ix| if let Ix::Slice { len, .. } = ix { Some(*len) } else { None })
             .collect();
-        shape.extend_from_slice(&self.shape[idx.len()..]);
+        shape.extend_from_slice(self.shape.get(idx.len()..).unwrap_or(&[]));
         // Fixed indices, then at most one slice with unit stride, select a contiguous range.
         let slices = idx.iter().position(|ix| matches!(ix, Ix::Slice { .. }));
         let contiguous = match slices {
@@ -404,7 +405,8 @@ impl Array {
             let n = shape.iter().map(|&d| d as usize).product();
             return Ok(Val::Arr(Array { shape, n, off: self.off + off, buf: self.buf.clone() }));
         }
-        let inner: usize = self.shape[idx.len()..].iter().map(|&d| d as usize).product();
+        let inner: usize =
+            self.shape.get(idx.len()..).unwrap_or(&[]).iter().map(|&d| d as usize).product();
         let offsets: Vec<usize> =
             block_offsets(&self.shape, idx).into_iter().map(|o| o + self.off).collect();
         let (ticket, _) = reserve(meter, &shape)?;
@@ -416,14 +418,15 @@ impl Array {
         Ok(Val::Arr(Array::new(ticket, data, shape)))
     }
 
-    /// Replace `self[idx]` by `value`, whose shape must be that of `self[idx]`. `idx` must have
-    /// been checked with [`check_index`].
+    /// Replace `self[idx]` by `value`, whose shape must be that of `self[idx]`; an out-of-bounds
+    /// index is an error.
     pub fn update(&mut self, meter: &Rc<Meter>, idx: &[Ix], value: &Val) -> Result<(), String> {
+        check_index(&self.shape, idx)?;
         let mut region: Vec<i64> = idx
             .iter()
             .filter_map(|ix| if let Ix::Slice { len, .. } = ix { Some(*len) } else { None })
             .collect();
-        region.extend_from_slice(&self.shape[idx.len()..]);
+        region.extend_from_slice(self.shape.get(idx.len()..).unwrap_or(&[]));
         if region != value.shape() {
             return Err(format!(
                 "size mismatch: cannot write a value of shape {} to {} of shape {}",
@@ -443,7 +446,8 @@ impl Array {
                 self.elem()
             ));
         }
-        let inner: usize = self.shape[idx.len()..].iter().map(|&d| d as usize).product();
+        let inner: usize =
+            self.shape.get(idx.len()..).unwrap_or(&[]).iter().map(|&d| d as usize).product();
         let offsets = block_offsets(&self.shape, idx);
         let (data, base) = self.make_mut(meter)?;
         let ok = match value {

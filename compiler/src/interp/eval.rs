@@ -11,7 +11,8 @@ use crate::diag::{Diagnostic, Span};
 use crate::ir::{self, Atom, Body, Dim, DimIndex, Exp, LoopForm, Param, Type, Var};
 use crate::prim::{PrimType, PrimValue};
 
-pub(crate) type Res<T> = Result<T, Diagnostic>;
+/// Errors are boxed: they are rare, and a small `Result` keeps the hot paths fast.
+pub(crate) type Res<T> = Result<T, Box<Diagnostic>>;
 
 /// The values an expression produces: most produce one, so that case does not allocate.
 pub(crate) enum Out {
@@ -31,8 +32,8 @@ pub(crate) struct Interp<'p> {
     limits: Limits,
 }
 
-pub(crate) fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
-    Diagnostic::runtime(span, msg)
+pub(crate) fn err(span: Span, msg: impl Into<String>) -> Box<Diagnostic> {
+    Box::new(Diagnostic::runtime(span, msg))
 }
 
 /// Text of a value inside a message: `3`, `1.5`, `true`, `[1, 2, 3]`.
@@ -229,26 +230,33 @@ impl<'p> Interp<'p> {
             (Type::Array { elem, shape }, Val::Arr(a))
                 if a.elem() == *elem && a.shape().len() == shape.len() =>
             {
-                let mut want = Vec::with_capacity(shape.len());
+                let want = |d: &Dim| {
+                    if strict {
+                        self.dim(d, span).map(Some)
+                    } else {
+                        Ok(self.dim_opt(d))
+                    }
+                };
                 let mut ok = true;
                 for (d, &got) in shape.iter().zip(a.shape()) {
-                    let w = if strict { Some(self.dim(d, span)?) } else { self.dim_opt(d) };
-                    ok &= w.is_none_or(|w| w == got);
-                    want.push(w.unwrap_or(got));
+                    ok &= want(d)?.is_none_or(|w| w == got);
                 }
                 if ok {
-                    Ok(())
-                } else {
-                    Err(err(
-                        span,
-                        format!(
-                            "size mismatch: {}: expected shape {}, got {}",
-                            what(),
-                            shape_str(&want),
-                            shape_str(a.shape())
-                        ),
-                    ))
+                    return Ok(());
                 }
+                let mut expected = Vec::with_capacity(shape.len());
+                for (d, &got) in shape.iter().zip(a.shape()) {
+                    expected.push(want(d)?.unwrap_or(got));
+                }
+                Err(err(
+                    span,
+                    format!(
+                        "size mismatch: {}: expected shape {}, got {}",
+                        what(),
+                        shape_str(&expected),
+                        shape_str(a.shape())
+                    ),
+                ))
             }
             _ => Err(err(
                 span,
@@ -311,6 +319,22 @@ impl<'p> Interp<'p> {
 
     // ---- bodies and statements ----
 
+    /// Count `k` executed statements against the step limit.
+    pub fn count_steps(&mut self, k: u64, span: Span) -> Res<()> {
+        let before = self.steps;
+        self.steps = self.steps.saturating_add(k);
+        match self.limits.max_steps {
+            Some(m) if self.steps > m => Err(err(
+                span,
+                format!(
+                    "the program was stopped after {} steps (the interpreter's limit)",
+                    before.max(m)
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub fn exec_body(&mut self, body: &'p Body, ann: &'p BodyAnn, span: Span) -> Res<Vec<Val>> {
         self.depth += 1;
         if self.depth > self.limits.max_depth {
@@ -323,23 +347,15 @@ impl<'p> Interp<'p> {
             ));
         }
         for (stm, sa) in body.stms.iter().zip(&ann.stms) {
-            self.steps += 1;
-            if self.limits.max_steps.is_some_and(|m| self.steps > m) {
-                return Err(err(
-                    stm.span,
-                    format!(
-                        "the program was stopped after {} steps (the interpreter's limit)",
-                        self.steps - 1
-                    ),
-                ));
-            }
+            self.count_steps(1, stm.span)?;
             let out = self.exp(&stm.exp, sa, stm.span)?;
             let name = |p: &Param| format!("`{}`", self.prog.name(p.var));
             match out {
                 Out::One(v) if stm.pat.len() == 1 => {
+                    // One variable: its type cannot mention itself, so check before binding.
                     let p = &stm.pat[0];
+                    self.check_type(&v, &p.ty, &|| name(p), true, stm.span)?;
                     self.bind(p.var, v, stm.span)?;
-                    self.check_params(&stm.pat, &name, stm.span)?;
                 }
                 Out::One(v) => self.bind_params(&stm.pat, vec![v], &name, stm.span)?,
                 Out::Many(vs) => self.bind_params(&stm.pat, vs, &name, stm.span)?,
@@ -377,11 +393,35 @@ impl<'p> Interp<'p> {
             .collect()
     }
 
-    fn checked_type(&self, t: PrimType, p: PrimValue, what: &str, span: Span) -> Res<()> {
+    /// The position of a single element selected by fixed, in-bounds indices of every dimension
+    /// (the common case, without allocating); `None` otherwise.
+    fn element_offset(&self, shape: &[i64], idx: &[DimIndex], span: Span) -> Res<Option<usize>> {
+        if idx.len() != shape.len() {
+            return Ok(None);
+        }
+        let mut off: usize = 0;
+        for (ix, &d) in idx.iter().zip(shape) {
+            let DimIndex::Fix(a) = ix else { return Ok(None) };
+            let i = self.i64(a, span)?;
+            if i < 0 || i >= d {
+                return Ok(None);
+            }
+            off = off * d as usize + i as usize;
+        }
+        Ok(Some(off))
+    }
+
+    fn checked_type(
+        &self,
+        t: PrimType,
+        p: PrimValue,
+        op: &dyn std::fmt::Debug,
+        span: Span,
+    ) -> Res<()> {
         if p.ty() == t {
             Ok(())
         } else {
-            Err(err(span, format!("internal error: {what} on {t} applied to a {}", p.ty())))
+            Err(err(span, format!("internal error: `{op:?}` on {t} applied to a {}", p.ty())))
         }
     }
 
@@ -395,17 +435,17 @@ impl<'p> Interp<'p> {
             Exp::Atom(a) => Ok(Out::One(self.atom(a, span)?)),
             Exp::UnOp(op, t, a) => {
                 let x = self.prim(a, span)?;
-                self.checked_type(*t, x, &format!("`{op:?}`"), span)?;
+                self.checked_type(*t, x, op, span)?;
                 prim(prim_ops::unop(*op, x))
             }
             Exp::BinOp(op, t, a, b) => {
                 let (x, y) = (self.prim(a, span)?, self.prim(b, span)?);
-                self.checked_type(*t, x, &format!("`{op:?}`"), span)?;
+                self.checked_type(*t, x, op, span)?;
                 prim(prim_ops::binop(*op, x, y))
             }
             Exp::Cmp(op, t, a, b) => {
                 let (x, y) = (self.prim(a, span)?, self.prim(b, span)?);
-                self.checked_type(*t, x, &format!("`{op:?}`"), span)?;
+                self.checked_type(*t, x, op, span)?;
                 prim(prim_ops::cmp(*op, x, y).map(PrimValue::Bool))
             }
             Exp::Convert { from, to, arg } => {
@@ -420,12 +460,43 @@ impl<'p> Interp<'p> {
                 Ok(Out::One(self.atom(chosen, span)?))
             }
             Exp::Index { arr, idx } => {
-                let ix = self.index(idx, span)?;
                 let a = self.array(*arr, span)?;
-                check_index(a.shape(), &ix).map_err(|m| err(span, m))?;
+                if let Some(off) = self.element_offset(a.shape(), idx, span)? {
+                    let p = a.get(off).ok_or_else(|| err(span, "internal error: index"))?;
+                    return Ok(Out::One(Val::Prim(p)));
+                }
+                let ix = self.index(idx, span)?;
                 Ok(Out::One(a.index(&self.meter, &ix).map_err(|m| err(span, m))?))
             }
             Exp::Update { arr, idx, value } => {
+                let scalar = match value {
+                    Atom::Const(p) => Some(*p),
+                    Atom::Var(v) => match self.read(*v, span)? {
+                        Val::Prim(p) => Some(*p),
+                        Val::Arr(_) => None,
+                    },
+                };
+                if let Some(p) = scalar {
+                    if let Some(off) =
+                        self.element_offset(self.array(*arr, span)?.shape(), idx, span)?
+                    {
+                        let Val::Arr(mut a) = self.take(*arr, ann, span)? else {
+                            return Err(err(span, "internal error: update of a scalar"));
+                        };
+                        let (data, base) = a.make_mut(&self.meter).map_err(|m| err(span, m))?;
+                        if !data.set(base + off, p) {
+                            return Err(err(
+                                span,
+                                format!(
+                                    "internal error: cannot write a {} into an array of {}",
+                                    p.ty(),
+                                    a.elem()
+                                ),
+                            ));
+                        }
+                        return Ok(Out::One(Val::Arr(a)));
+                    }
+                }
                 let ix = self.index(idx, span)?;
                 check_index(self.array(*arr, span)?.shape(), &ix).map_err(|m| err(span, m))?;
                 let mut value = match value {
@@ -636,7 +707,7 @@ impl<'p> Interp<'p> {
         for (k, (t, v)) in f.ret.iter().zip(&results[skip..]).enumerate() {
             let what = || format!("result {} of `{}`", k + skip + 1, f.name);
             self.check_type(v, t, &what, false, span)
-                .map_err(|d| d.with_secondary(f.span, "declared here"))?;
+                .map_err(|d| Box::new(d.with_secondary(f.span, "declared here")))?;
         }
         Ok(results)
     }

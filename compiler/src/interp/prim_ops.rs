@@ -27,7 +27,7 @@ use crate::prim::{f16, FloatType, IntType, PrimType, PrimValue};
 pub(crate) type OpResult = Result<PrimValue, String>;
 
 /// Operations every integer type provides, so each operator is written once.
-trait Int:
+pub(crate) trait Int:
     Copy
     + Ord
     + std::fmt::Display
@@ -88,7 +88,7 @@ impl_int! {
 }
 
 /// Operations of the native float types (`f16` goes through `f32`).
-trait Float:
+pub(crate) trait Float:
     Copy
     + PartialOrd
     + std::ops::Add<Output = Self>
@@ -166,11 +166,17 @@ macro_rules! impl_float {
 impl_float! { f32; f64; }
 
 fn type_error(what: &str, vals: &[PrimValue]) -> String {
-    let tys: Vec<&str> = vals.iter().map(|v| v.ty().name()).collect();
+    let tys: Vec<PrimType> = vals.iter().map(|v| v.ty()).collect();
+    undefined_on(what, &tys)
+}
+
+/// The message for an operator applied to operand types it is not defined on.
+pub(crate) fn undefined_on(what: &str, tys: &[PrimType]) -> String {
+    let tys: Vec<&str> = tys.iter().map(|t| t.name()).collect();
     format!("internal error: {what} is not defined on ({})", tys.join(", "))
 }
 
-fn int_binop<T: Int>(op: BinOp, x: T, y: T) -> Result<T, String> {
+pub(crate) fn int_binop<T: Int>(op: BinOp, x: T, y: T) -> Result<T, String> {
     use BinOp as B;
     let div_check = || if y == T::ZERO { Err("division by zero".to_string()) } else { Ok(()) };
     Ok(match op {
@@ -236,7 +242,7 @@ fn int_binop<T: Int>(op: BinOp, x: T, y: T) -> Result<T, String> {
     })
 }
 
-fn float_binop<F: Float>(op: BinOp, x: F, y: F) -> Option<F> {
+pub(crate) fn float_binop<F: Float>(op: BinOp, x: F, y: F) -> Option<F> {
     use BinOp as B;
     Some(match op {
         B::Add => x + y,
@@ -279,7 +285,7 @@ fn float_binop<F: Float>(op: BinOp, x: F, y: F) -> Option<F> {
     })
 }
 
-fn bool_binop(op: BinOp, x: bool, y: bool) -> Option<bool> {
+pub(crate) fn bool_binop(op: BinOp, x: bool, y: bool) -> Option<bool> {
     use BinOp as B;
     Some(match op {
         B::LogAnd | B::And | B::Min => x && y,
@@ -332,49 +338,62 @@ impl<T> OkOrDefault<T> for Option<T> {
     }
 }
 
+/// A unary operator on an integer.
+pub(crate) fn int_unop<T: Int>(op: UnOp, x: T) -> T {
+    match op {
+        UnOp::Neg => x.wneg(),
+        UnOp::Not => !x,
+        UnOp::Abs => x.wabs(),
+        UnOp::Sgn if x.negative() => T::ZERO.wsub(T::ONE),
+        UnOp::Sgn if x == T::ZERO => T::ZERO,
+        UnOp::Sgn => T::ONE,
+    }
+}
+
+/// A unary operator on a float (`None` for `!`).
+pub(crate) fn float_unop<F: Float>(op: UnOp, x: F) -> Option<F> {
+    match op {
+        UnOp::Neg => Some(-x),
+        UnOp::Abs => Some(x.abs_()),
+        UnOp::Sgn if x.is_nan_() => Some(x),
+        UnOp::Sgn if x > F::ZERO => Some(F::ONE),
+        UnOp::Sgn if x < F::ZERO => Some(-F::ONE),
+        UnOp::Sgn => Some(F::ZERO),
+        UnOp::Not => None,
+    }
+}
+
+/// A comparison of two values of one ordered type (IEEE for floats).
+pub(crate) fn cmp_typed<T: PartialOrd>(op: CmpOp, x: T, y: T) -> bool {
+    match op {
+        CmpOp::Eq => x == y,
+        CmpOp::Neq => x != y,
+        CmpOp::Lt => x < y,
+        CmpOp::Le => x <= y,
+        CmpOp::Gt => x > y,
+        CmpOp::Ge => x >= y,
+    }
+}
+
 /// A unary operator.
 pub(crate) fn unop(op: UnOp, a: PrimValue) -> OpResult {
     use PrimValue as P;
-    fn int<T: Int>(op: UnOp, x: T) -> Option<PrimValue> {
-        Some(
-            match op {
-                UnOp::Neg => x.wneg(),
-                UnOp::Not => !x,
-                UnOp::Abs => x.wabs(),
-                UnOp::Sgn if x.negative() => T::ZERO.wsub(T::ONE),
-                UnOp::Sgn if x == T::ZERO => T::ZERO,
-                UnOp::Sgn => T::ONE,
-            }
-            .prim(),
-        )
-    }
-    fn float<F: Float>(op: UnOp, x: F) -> Option<F> {
-        match op {
-            UnOp::Neg => Some(-x),
-            UnOp::Abs => Some(x.abs_()),
-            UnOp::Sgn if x.is_nan_() => Some(x),
-            UnOp::Sgn if x > F::ZERO => Some(F::ONE),
-            UnOp::Sgn if x < F::ZERO => Some(-F::ONE),
-            UnOp::Sgn => Some(F::ZERO),
-            UnOp::Not => None,
-        }
-    }
     let r = match a {
         P::Bool(b) => match op {
             UnOp::Neg | UnOp::Not => Some(P::Bool(!b)),
             _ => None,
         },
-        P::I8(x) => int(op, x),
-        P::I16(x) => int(op, x),
-        P::I32(x) => int(op, x),
-        P::I64(x) => int(op, x),
-        P::U8(x) => int(op, x),
-        P::U16(x) => int(op, x),
-        P::U32(x) => int(op, x),
-        P::U64(x) => int(op, x),
-        P::F16(x) => f16_via_f32(x, |x| float(op, x)),
-        P::F32(x) => float(op, x).map(P::F32),
-        P::F64(x) => float(op, x).map(P::F64),
+        P::I8(x) => Some(int_unop(op, x).prim()),
+        P::I16(x) => Some(int_unop(op, x).prim()),
+        P::I32(x) => Some(int_unop(op, x).prim()),
+        P::I64(x) => Some(int_unop(op, x).prim()),
+        P::U8(x) => Some(int_unop(op, x).prim()),
+        P::U16(x) => Some(int_unop(op, x).prim()),
+        P::U32(x) => Some(int_unop(op, x).prim()),
+        P::U64(x) => Some(int_unop(op, x).prim()),
+        P::F16(x) => f16_via_f32(x, |x| float_unop(op, x)),
+        P::F32(x) => float_unop(op, x).map(P::F32),
+        P::F64(x) => float_unop(op, x).map(P::F64),
     };
     r.ok_or_else(|| type_error(&format!("`{op:?}`"), &[a]))
 }
@@ -382,29 +401,19 @@ pub(crate) fn unop(op: UnOp, a: PrimValue) -> OpResult {
 /// A comparison of two values of the same type (IEEE for floats: NaN is unordered).
 pub(crate) fn cmp(op: CmpOp, a: PrimValue, b: PrimValue) -> Result<bool, String> {
     use PrimValue as P;
-    fn go<T: PartialOrd>(op: CmpOp, x: T, y: T) -> bool {
-        match op {
-            CmpOp::Eq => x == y,
-            CmpOp::Neq => x != y,
-            CmpOp::Lt => x < y,
-            CmpOp::Le => x <= y,
-            CmpOp::Gt => x > y,
-            CmpOp::Ge => x >= y,
-        }
-    }
     Ok(match (a, b) {
-        (P::Bool(x), P::Bool(y)) => go(op, x, y),
-        (P::I8(x), P::I8(y)) => go(op, x, y),
-        (P::I16(x), P::I16(y)) => go(op, x, y),
-        (P::I32(x), P::I32(y)) => go(op, x, y),
-        (P::I64(x), P::I64(y)) => go(op, x, y),
-        (P::U8(x), P::U8(y)) => go(op, x, y),
-        (P::U16(x), P::U16(y)) => go(op, x, y),
-        (P::U32(x), P::U32(y)) => go(op, x, y),
-        (P::U64(x), P::U64(y)) => go(op, x, y),
-        (P::F16(x), P::F16(y)) => go(op, x.to_f32(), y.to_f32()),
-        (P::F32(x), P::F32(y)) => go(op, x, y),
-        (P::F64(x), P::F64(y)) => go(op, x, y),
+        (P::Bool(x), P::Bool(y)) => cmp_typed(op, x, y),
+        (P::I8(x), P::I8(y)) => cmp_typed(op, x, y),
+        (P::I16(x), P::I16(y)) => cmp_typed(op, x, y),
+        (P::I32(x), P::I32(y)) => cmp_typed(op, x, y),
+        (P::I64(x), P::I64(y)) => cmp_typed(op, x, y),
+        (P::U8(x), P::U8(y)) => cmp_typed(op, x, y),
+        (P::U16(x), P::U16(y)) => cmp_typed(op, x, y),
+        (P::U32(x), P::U32(y)) => cmp_typed(op, x, y),
+        (P::U64(x), P::U64(y)) => cmp_typed(op, x, y),
+        (P::F16(x), P::F16(y)) => cmp_typed(op, x.to_f32(), y.to_f32()),
+        (P::F32(x), P::F32(y)) => cmp_typed(op, x, y),
+        (P::F64(x), P::F64(y)) => cmp_typed(op, x, y),
         _ => return Err(type_error(&format!("`{op:?}`"), &[a, b])),
     })
 }

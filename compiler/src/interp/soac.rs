@@ -12,10 +12,12 @@
 use super::array::{check_index, shape_str, Array, Ix, StackError, Stacker, Val};
 use super::eval::{err, Interp, Out, Res};
 use super::liveness::{BodyAnn, StmAnn};
+use super::prim_ops;
+use super::vector::single_operator;
 use crate::diag::Span;
 use crate::ir::{Atom, Dim, Lambda, Param, Type, Var};
 
-fn irregular(what: &str, span: Span) -> impl Fn(StackError) -> crate::Diagnostic + '_ {
+fn irregular(what: &str, span: Span) -> impl Fn(StackError) -> Box<crate::Diagnostic> + '_ {
     move |e| match e {
         StackError::Irregular(x, y) => err(
             span,
@@ -112,6 +114,9 @@ impl<'p> Interp<'p> {
         let sub = Self::sub(ann, span)?;
         let w = self.width(w, span)?;
         let arrays = self.outer_arrays(arrs, w, "map", span)?;
+        if let Some(out) = self.map_columns(lam, &arrays, w, span)? {
+            return Ok(Out::Many(out));
+        }
         let mut stackers: Vec<Stacker> =
             lam.ret.iter().map(|t| Stacker::new(t.elem(), w)).collect();
         for j in 0..w {
@@ -154,6 +159,9 @@ impl<'p> Interp<'p> {
         let w = self.width(w, span)?;
         let arrays = self.outer_arrays(arrs, w, "reduce", span)?;
         let mut acc = neutral.iter().map(|a| self.atom(a, span)).collect::<Res<Vec<_>>>()?;
+        if let Some((r, _)) = self.fold_operator(lam, &acc, &arrays, false, span)? {
+            return Ok(Out::One(r));
+        }
         for j in 0..w {
             Self::rows(&arrays, j, &mut acc, span)?;
             acc = self.apply_lambda(lam, sub, acc, span)?;
@@ -174,6 +182,9 @@ impl<'p> Interp<'p> {
         let w = self.width(w, span)?;
         let arrays = self.outer_arrays(arrs, w, "scan", span)?;
         let mut acc = neutral.iter().map(|a| self.atom(a, span)).collect::<Res<Vec<_>>>()?;
+        if let Some((_, Some(all))) = self.fold_operator(lam, &acc, &arrays, true, span)? {
+            return Ok(Out::One(Val::Arr(all)));
+        }
         let inner: Vec<Vec<i64>> = acc.iter().map(|v| v.shape().to_vec()).collect();
         let mut stackers: Vec<Stacker> = acc.iter().map(|v| Stacker::new(v.elem(), w)).collect();
         for j in 0..w {
@@ -220,6 +231,30 @@ impl<'p> Interp<'p> {
         let mut d = self.take_array(dest, ann, span)?;
         if idx.is_empty() || idx.len() > d.shape().len() {
             return Err(err(span, "internal error: scatter with the wrong number of indices"));
+        }
+        // Scalars into every dimension: write the elements directly.
+        if idx.len() == d.shape().len() && vals_array.iter().all(|a| a.shape().len() == 1) {
+            let shape = d.shape().to_vec();
+            let (data, base) = d.make_mut(&self.meter).map_err(|m| err(span, m))?;
+            for j in 0..w {
+                let mut off: usize = 0;
+                let mut inside = true;
+                for (a, &dim) in idx_arrays.iter().zip(&shape) {
+                    let i = Self::index_at(a, j, span)?;
+                    inside &= 0 <= i && i < dim;
+                    off = if inside { off * dim as usize + i as usize } else { 0 };
+                }
+                let v = vals_array.first().and_then(|a| a.get(j));
+                if let Some(v) = v.filter(|_| inside) {
+                    if !data.set(base + off, v) {
+                        return Err(err(
+                            span,
+                            "internal error: scatter of a value of another type",
+                        ));
+                    }
+                }
+            }
+            return Ok(Out::One(Val::Arr(d)));
         }
         let mut ix = Vec::with_capacity(idx.len());
         for j in 0..w {
@@ -268,6 +303,37 @@ impl<'p> Interp<'p> {
                     shape_str(d.shape())
                 ),
             ));
+        }
+        // One scalar destination and a single-operator function: fold into the elements directly.
+        if let (Some((op, t, left)), [d], [vals], Some(bins_arr)) =
+            (single_operator(lam), &mut dests[..], &values[..], bins_of.first())
+        {
+            if d.shape().len() == 1 && vals.shape().len() == 1 && d.elem() == t && vals.elem() == t
+            {
+                let stm_span = lam.body.stms.first().map_or(span, |s| s.span);
+                let (data, base) = d.make_mut(&self.meter).map_err(|m| err(span, m))?;
+                for j in 0..w {
+                    let b = Self::index_at(bins_arr, j, span)?;
+                    if b < 0 || b >= bins {
+                        continue;
+                    }
+                    let slot = base + b as usize;
+                    let (Some(cur), Some(x)) = (data.get(slot), vals.get(j)) else {
+                        return Err(err(span, "internal error: histogram element"));
+                    };
+                    let new = if left {
+                        prim_ops::binop(op, cur, x)
+                    } else {
+                        prim_ops::binop(op, x, cur)
+                    };
+                    let new = new.map_err(|m| err(stm_span, m))?;
+                    if !data.set(slot, new) {
+                        return Err(err(span, "internal error: histogram of another type"));
+                    }
+                }
+                self.count_steps(w as u64, span)?;
+                return Ok(Out::Many(dests.into_iter().map(Val::Arr).collect()));
+            }
         }
         for j in 0..w {
             let b = match bins_of.first() {

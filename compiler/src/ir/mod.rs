@@ -6,12 +6,17 @@
 //!   are computed before values (size slicing). A statement whose result size is not known in
 //!   advance (filter-like code, an existential return) binds the size as an extra `i64` result first.
 //! * Operands are [`Atom`]s (a variable or a constant); nested computation lives in [`Body`]s.
+//! * Types are truthful: at run time, every array value has exactly the shape its type states.
+//!   Where two sizes are equal only by the source type rules, lowering inserts an `Assert` (and a
+//!   `Reshape` to the expected dims) rather than typing a value with another variable's size.
 //!
 //! The printer (`ir::print`) and the validator (`ir::validate`) are the reference for what each
 //! construct means; the interpreter (`crate::interp`) gives it semantics.
 
 use crate::diag::Span;
 pub mod lower;
+pub mod print;
+pub mod validate;
 
 use crate::prim::{IntType, PrimType, PrimValue};
 
@@ -72,7 +77,9 @@ pub struct Stm {
     pub span: Span,
 }
 
-/// An anonymous function, used by SOACs (map, reduce, scan, hist); never a value.
+/// An anonymous function, used by SOACs (map, reduce, scan, hist); never a value. The dims of
+/// `ret` should not name variables bound inside the body: for a `map` of width 0 they give the
+/// element shape of the (empty) result, and the function never runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lambda {
     pub params: Vec<Param>,
@@ -103,14 +110,19 @@ pub enum BinOp {
     Quot,
     /// Truncating remainder (Futhark `%%`).
     Rem,
+    /// Integers: exponentiation by squaring, wrapping; a negative exponent is a run-time error.
     Pow,
+    /// Floats: if one operand is NaN, the other.
     Min,
     Max,
     And,
     Or,
     Xor,
+    /// The amount is read as an unsigned number of the operand's width; amounts of at least the
+    /// width shift every bit out (as Futhark's interpreter does).
     Shl,
-    /// Arithmetic shift for signed types, logical for unsigned.
+    /// Arithmetic shift for signed types, logical for unsigned. Amounts as for `Shl` (a negative
+    /// signed value shifted by the width or more gives -1).
     Shr,
     LogAnd,
     LogOr,
@@ -127,6 +139,11 @@ pub enum CmpOp {
 }
 
 /// Elementary functions on floats (and a few on integers), named as in Futhark's numeric modules.
+///
+/// In `Exp::Math(f, t, args)`, `t` is the type of the arguments (for `ToBits` and `FromBits`, the
+/// float type). The result has type `t`, except:
+/// `IsNan`/`IsInf` give `bool`, `ToBits` the unsigned integer of the float's width, `FromBits`
+/// the float of the integer's width, `Clz`/`Ctz`/`Popc` an `i32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathFn {
     Sqrt,
@@ -160,9 +177,10 @@ pub enum MathFn {
     CopySign,
     /// `fma(a, b, c) = a*b + c`.
     Fma,
-    /// `f32.to_bits` and friends: reinterpret as the unsigned integer of the same width.
+    /// `f32.to_bits` and friends: reinterpret as the unsigned integer of the same width. As for
+    /// `FromBits`, the `PrimType` of the `Math` expression is the float type.
     ToBits,
-    /// `f32.from_bits`.
+    /// `f32.from_bits`: the argument is the unsigned integer of the float's width.
     FromBits,
     /// Count leading zeros, trailing zeros, population count (integers; result `i32`).
     Clz,
@@ -176,6 +194,8 @@ pub enum DimIndex {
     Fix(Atom),
     /// `start`, number of elements `len`, `stride`: elements `start + k*stride` for `k < len`.
     /// Lowering computes `len` from Futhark's `i:j:s` syntax so the result shape is explicit.
+    /// In bounds when `len == 0` (whatever `start`), or when the first and last elements are
+    /// inside the dimension; a negative `len` is out of bounds.
     Slice {
         start: Atom,
         len: Atom,
@@ -262,6 +282,8 @@ pub enum Exp {
         fun: usize,
         args: Vec<Atom>,
     },
+    /// `ret` is the statement's pattern types: a dim may name an `i64` bound earlier in the same
+    /// pattern, which each branch then returns as a leading value (an existential size).
     If {
         cond: Atom,
         then_body: Body,
@@ -269,6 +291,8 @@ pub enum Exp {
         ret: Vec<Type>,
     },
     /// `loop params = inits for/while ... do body`; body returns the new parameter values.
+    /// Parameter types may name earlier `i64` parameters (sizes that change between iterations);
+    /// the statement's pattern has the parameters' types with those names replaced by the pattern's.
     Loop {
         params: Vec<(Param, Atom)>,
         form: LoopForm,
@@ -296,7 +320,9 @@ pub enum Exp {
         arrs: Vec<Var>,
     },
     /// Write `vals[j]` to `dest[idx[j]]` for every in-bounds `idx[j]` (out-of-bounds writes are
-    /// ignored, as in Futhark). `idx` has one i64 array per destination rank (`scatter_2d`).
+    /// ignored, as in Futhark). `idx` has one i64 array per destination rank (`scatter_2d`); with
+    /// fewer index arrays than `dest` has dimensions, `vals[j]` is a whole row. Of duplicate
+    /// in-bounds indices the last write wins in the interpreter (unspecified in Futhark).
     Scatter {
         dest: Var,
         idx: Vec<Var>,
@@ -304,6 +330,8 @@ pub enum Exp {
         w: Atom,
     },
     /// Generalised histogram: `dest[is[j]] = lam(dest[is[j]], vs[j])`, ignoring out-of-bounds bins.
+    /// `neutral` is `lam`'s neutral element (for parallel implementations; folding in index
+    /// order, as the interpreter does, never needs it).
     Hist {
         dest: Vec<Var>,
         lam: Lambda,
@@ -329,7 +357,10 @@ pub struct FunDef {
     pub name: String,
     pub params: Vec<Param>,
     /// Result types may mention `params` (in their dims) and the `existentials`, which the body
-    /// returns first, before the values.
+    /// returns first, before the values. `ret[..existentials]` are `i64`; a later result type
+    /// names an existential by the variable the body returns at that position
+    /// (`body.result[j]`, always a variable). At a call, the statement's pattern binds the
+    /// existentials first, and its types name those pattern variables instead.
     pub existentials: usize,
     pub ret: Vec<Type>,
     pub body: Body,
@@ -354,6 +385,7 @@ pub struct EntryPoint {
     /// dimension of each array parameter, in order), then the flattened values.
     pub fun: usize,
     pub params: Vec<EntryType>,
+    /// The function's results after its `existentials` (which are not returned to the caller).
     pub results: Vec<EntryType>,
     pub span: Span,
 }

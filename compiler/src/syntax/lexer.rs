@@ -316,6 +316,11 @@ impl Lexer<'_> {
         self.comment_end_line = self.line;
     }
 
+    /// Whether the text at `start` follows a single `.` (a projection, not a range's `..`).
+    fn after_projection_dot(&self, start: usize) -> bool {
+        start > 0 && self.b[start - 1] == b'.' && (start < 2 || self.b[start - 2] != b'.')
+    }
+
     fn take_while(&mut self, f: impl Fn(u8) -> bool) {
         while self.pos < self.b.len() && f(self.b[self.pos]) {
             self.pos += 1;
@@ -327,7 +332,7 @@ impl Lexer<'_> {
         self.pos += 1;
         self.take_while(is_constituent);
         let mut name = &self.src[start..self.pos];
-        let after_dot = start > 0 && self.b[start - 1] == b'.';
+        let after_dot = self.after_projection_dot(start);
         // `f32.sqrt`: one qualified name, only for the built-in numeric modules.
         if !after_dot
             && NUMERIC_MODULES.contains(&name)
@@ -443,7 +448,7 @@ impl Lexer<'_> {
     fn number(&mut self) {
         let start = self.pos;
         // After a `.` only a field number can follow (`x.0.1` is two projections).
-        let after_dot = start > 0 && self.b[start - 1] == b'.';
+        let after_dot = self.after_projection_dot(start);
         let radix = match (self.peek(0), self.peek(1)) {
             _ if after_dot => 10,
             (b'0', b'x' | b'X') => 16,

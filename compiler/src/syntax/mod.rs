@@ -1,17 +1,37 @@
 //! Lexer, parser and pretty-printer for Ogham's Futhark dialect.
 //!
 //! - [`parse`] / [`parse_with_base`]: source text to an [`ast::Program`], reporting every error the
-//!   parser can recover from (it resumes at the next declaration keyword in column 1).
+//!   parser can recover from (it resumes at the next `def`/`entry`/`type`/`let` in column 1).
 //! - [`parse_expr`]: one expression (tests, tools).
 //! - [`parse_val_spec`]: an intrinsic's signature, `'a [n] : (as: [n]a) -> a`.
 //! - [`printer`]: the AST back to idiomatic Futhark that re-parses to the same tree;
 //!   [`strip`] normalises spans and node ids so that trees can be compared with `==`.
+//!
+//! Decisions:
+//! - Operator precedence and associativity follow Futhark's parser (its Happy grammar), which
+//!   differs from the table in Futhark's language reference: there `|>` binds tighter than `*`,
+//!   while the compiler parses `a + b |> f` as `(a + b) |> f`. Loosest first: `:`/`:>`, ranges,
+//!   backticked functions, `with`, `|>`, `<|` (right-associative), `||`, `&&`, comparisons (and
+//!   every operator starting with `=`, `!`, `<` or `>`, so `>->` and `<-<`), `& ^ |`, shifts,
+//!   `+ -` (and `++`), `* / % // %%`, `**` (left-associative, as in Futhark), prefix `-`/`!`,
+//!   application, then projection and indexing.
+//! - `a..b` is read as the inclusive range `a...b` (the Language section of DESIGN.md lists it;
+//!   current Futhark rejects it); the printer writes `a...b`.
+//! - Nesting is bounded by [`MAX_DEPTH`], both the parser's recursion and the depth of the tree it
+//!   builds (long left-associative chains such as `a+b+c+...` count too), so later stages can
+//!   recurse over any tree the parser accepts. The parser passes expressions boxed and keeps each
+//!   construct out of its recursive spine: inputs at the limit need well under 1 MiB of stack.
+//! - Not supported, each with an `unsupported: ...` error at its span: modules (`module`,
+//!   `import`, `open`, `local`, `include`), user-defined operators, string and character
+//!   literals, attributes `#[...]`, index sections `(.[i])`, local opens `m.(e)`, and size
+//!   expressions other than a name or a constant (`[n+1]`).
 
 pub mod ast;
 pub mod lexer;
 pub(crate) mod parser;
 pub mod printer;
 pub mod strip;
+pub mod visit;
 
 use crate::diag::Diagnostic;
 
@@ -47,7 +67,7 @@ pub fn parse_expr(src: &str) -> Result<ast::Expr, Vec<Diagnostic>> {
     let e = p.exp().and_then(|e| p.expect_eof().map(|()| e));
     diags.append(&mut p.diags);
     match e {
-        Ok(e) if diags.is_empty() => Ok(e),
+        Ok(e) if diags.is_empty() => Ok(*e),
         _ => {
             diags.sort_by_key(|d| d.span.start);
             Err(diags)

@@ -134,3 +134,29 @@ fn parse_expr_reports_trailing_input() {
     let ds = parse_expr("1 + 2 )").unwrap_err();
     assert_eq!(ds[0].message, "expected end of input, found `)`");
 }
+
+/// Every program under `examples/` and `tests/programs/` that parses round-trips through the
+/// printer. (Files are read at test time: they belong to other parts of the repository.)
+#[test]
+fn repository_programs_round_trip() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seen = 0;
+    for dir in ["examples", "tests/programs"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "fut") {
+                continue;
+            }
+            let Ok(src) = std::fs::read_to_string(&path) else { continue };
+            let Ok(p) = parse(&src) else { continue };
+            seen += 1;
+            let printed = printer::print_program(&p);
+            let q = parse(&printed).unwrap_or_else(|ds| {
+                panic!("{}: printed form does not parse:\n{printed}\n{ds:?}", path.display())
+            });
+            assert!(strip::same_program(&p, &q), "{}:\n{printed}", path.display());
+        }
+    }
+    let _ = seen;
+}

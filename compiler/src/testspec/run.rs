@@ -280,9 +280,10 @@ fn run_case<B: Backend>(
         (Expected::Error(e), Err(d)) => {
             judge_error(e, &error_text(&d, src), &d.one_line(file, src))
         }
-        (Expected::Values(_) | Expected::Succeeds, Err(d)) => {
-            Status::Failed(format!("the run failed:{}", indent(&d.render(file, src))))
-        }
+        (Expected::Values(_) | Expected::Succeeds, Err(d)) => Status::Failed(format!(
+            "the run failed:{}",
+            indent(&crate::driver::render_diagnostic(&d, file, src))
+        )),
     }
 }
 

@@ -75,7 +75,8 @@ fn index_out_of_bounds_names_every_index_and_dimension() {
     assert_eq!(e.message, "index [0:-1:1] out of bounds for array of shape [3][5]");
 }
 
-/// `f (xs: [5]i64) = (xs with [idx] = val, xs)`: the original stays intact.
+/// `f (xs: [5]i64) = (xs with [idx] = val, xs)`: the original stays intact. (The validator rejects
+/// this use after consumption; the interpreter keeps value semantics regardless.)
 #[test]
 fn update_copies_when_the_array_is_still_used() {
     let mut p = Prog::new();
@@ -419,7 +420,8 @@ fn copy_is_independent_of_the_original() {
 
 #[test]
 fn writing_a_row_of_an_array_back_into_it() {
-    // xs with [0] = xs[1], where xs dies: in place, and correct.
+    // xs with [0] = xs[1], where xs dies: in place, and correct. (The validator rejects writing
+    // an alias of the array into it; the interpreter copies the row first.)
     let mut p = Prog::new();
     let xs = p.param("xs", arr(I64, &[c(3), c(2)]));
     let x = xs.var;

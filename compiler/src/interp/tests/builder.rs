@@ -189,7 +189,7 @@ pub fn call_with(
         .collect();
     let mut it =
         eval::Interp::new(&p.prog, &analysis.funs, analysis.max_var, meter.clone(), limits.clone());
-    let out = it.call(fun, vals, Span::new(1, 2))?;
+    let out = it.call(fun, vals, Span::new(1, 2)).map_err(|d| *d)?;
     let out = out
         .into_iter()
         .map(|v| match v {

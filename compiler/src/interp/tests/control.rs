@@ -337,6 +337,7 @@ fn existential_results_may_be_declared_with_or_without_their_sizes() {
 
 #[test]
 fn values_used_after_a_call_are_not_consumed_by_it() {
+    // Invalid IR (the argument is consumed, then used), but value semantics hold regardless.
     // g (xs: *[3]i64) = xs with [0] = 7;  f xs = (g xs, xs)
     let mut p = Prog::new();
     let xs = p.param("xs", arr(I64, &[c(3)]));
@@ -498,4 +499,49 @@ fn malformed_ir_gives_internal_errors_not_panics() {
     p.fun("f", vec![], vec![t(I64)], body);
     assert!(fails(&p, 0, vec![]).message.starts_with("internal error"));
     let _: Type = t(PrimType::Float(FloatType::F16));
+}
+
+/// `depth` nested `if`s, each in a `map` over a one-element array (the deepest frames there are).
+fn nested_maps(depth: usize) -> Prog {
+    let mut p = Prog::new();
+    let mut inner = Body { stms: vec![], result: vec![k64(1)] };
+    for _ in 0..depth {
+        let xs = p.var("xs");
+        let x = p.var("x");
+        let r = p.var("r");
+        let q = p.var("q");
+        let lam = lambda(vec![Param { var: x, ty: t(I64) }], inner, vec![t(I64)]);
+        let stms = vec![
+            crate::ir::Stm {
+                pat: vec![Param { var: xs, ty: arr(I64, &[c(1)]) }],
+                exp: Exp::Replicate { shape: vec![c(1)], value: k64(0) },
+                span: crate::Span::new(5, 6),
+            },
+            crate::ir::Stm {
+                pat: vec![Param { var: r, ty: arr(I64, &[c(1)]) }],
+                exp: Exp::Map { w: k64(1), lam, arrs: vec![xs] },
+                span: crate::Span::new(5, 6),
+            },
+            crate::ir::Stm {
+                pat: vec![Param { var: q, ty: t(I64) }],
+                exp: Exp::Index { arr: r, idx: vec![crate::ir::DimIndex::Fix(k64(0))] },
+                span: crate::Span::new(5, 6),
+            },
+        ];
+        inner = Body { stms, result: vec![v(q)] };
+    }
+    p.fun("f", vec![], vec![t(I64)], inner);
+    p
+}
+
+#[test]
+fn the_deepest_allowed_nesting_fits_in_a_small_stack() {
+    // 512 KiB: half of what a wasm32 module gets by default.
+    let run = std::thread::Builder::new().stack_size(512 << 10).spawn(|| {
+        let limits = Limits::default();
+        let p = nested_maps(limits.max_depth - 2);
+        call_with(&p, 0, vec![], &limits).map_err(|d| d.message)
+    });
+    let result = run.expect("thread").join().expect("no stack overflow");
+    assert_eq!(result, Ok(vec![s64(1)]));
 }

@@ -4,4 +4,7 @@ mod arrays;
 mod builder;
 mod control;
 mod entry;
+mod perf;
+mod props;
 mod soacs;
+mod vector;

@@ -56,10 +56,11 @@ fn map_over_rows_with_several_results() {
     let mut lb = b.sub();
     let second =
         lb.let1("second", t(I64), Exp::Index { arr: rv, idx: vec![DimIndex::Fix(k64(1))] });
+    let fresh = lb.let1("fresh", arr(I64, &[c(3)]), Exp::Copy(rv));
     let zeroed = lb.let1(
         "zeroed",
         arr(I64, &[c(3)]),
-        Exp::Update { arr: rv, idx: vec![DimIndex::Fix(k64(0))], value: k64(0) },
+        Exp::Update { arr: fresh, idx: vec![DimIndex::Fix(k64(0))], value: k64(0) },
     );
     let lam =
         lambda(vec![row], lb.finish(vec![v(second), v(zeroed)]), vec![t(I64), arr(I64, &[c(3)])]);
@@ -75,7 +76,7 @@ fn map_over_rows_with_several_results() {
         body,
     );
     let r = ok(&p, 0, vec![range64(&[2, 3])]);
-    // The input is untouched although each row was updated.
+    // The input is untouched although a copy of each row was updated.
     assert_eq!(r, vec![a64(&[2], &[1, 4]), a64(&[2, 3], &[0, 1, 2, 0, 4, 5]), range64(&[2, 3])]);
 }
 
@@ -264,7 +265,8 @@ fn scatter_2d_and_rows() {
         arr(I64, &[c(2), c(2)]),
         Exp::Scatter { dest: dv, idx: vec![rv, cv], vals: vv, w: k64(3) },
     );
-    // Whole rows: scatter r [1] [[8, 9]]
+    // Whole rows: scatter (copy r) [1] [[8, 8]]
+    let r_copy = b.let1("r_copy", arr(I64, &[c(2), c(2)]), Exp::Copy(r));
     let one = b.let1("one", arr(I64, &[c(1)]), Exp::Replicate { shape: vec![c(1)], value: k64(1) });
     let row = b.let1(
         "row",
@@ -274,7 +276,7 @@ fn scatter_2d_and_rows() {
     let r2 = b.let1(
         "r2",
         arr(I64, &[c(2), c(2)]),
-        Exp::Scatter { dest: r, idx: vec![one], vals: row, w: k64(1) },
+        Exp::Scatter { dest: r_copy, idx: vec![one], vals: row, w: k64(1) },
     );
     let body = b.finish(vec![v(r), v(r2)]);
     p.fun(

@@ -63,6 +63,7 @@ fn dots_after_numbers() {
     assert_eq!(toks("1...2"), [int(1, None), Tok::DotDotDot, int(2, None)]);
     assert_eq!(toks("x.0.1"), [id("x"), Tok::Dot, int(0, None), Tok::Dot, int(1, None)]);
     assert_eq!(toks("0..<n"), [int(0, None), Tok::DotDotLt, id("n")]);
+    assert_eq!(toks("1..2.5"), [int(1, None), Tok::DotDot, Tok::Float(2.5, None)]);
     assert_eq!(toks("n..>0"), [id("n"), Tok::DotDotGt, int(0, None)]);
 }
 

@@ -85,7 +85,7 @@ impl Parser<'_> {
         self.bump();
         let body = self.exp()?;
         let span = start.to(body.span);
-        Ok(ValDec { entry, name, name_span, type_params, params, ret, body, doc, span })
+        Ok(ValDec { entry, name, name_span, type_params, params, ret, body: *body, doc, span })
     }
 
     fn type_dec(&mut self) -> PResult<TypeDec> {

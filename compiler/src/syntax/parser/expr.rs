@@ -123,15 +123,23 @@ fn is_known_operator(op: &str) -> bool {
 
 impl Parser<'_> {
     /// `Exp`: an expression, possibly with type ascriptions and coercions.
-    pub fn exp(&mut self) -> PResult<Expr> {
+    ///
+    /// This function and the others on the recursive path (`binary`, `prefix`, `application`,
+    /// `atom_postfix`, `atom`) keep their stack frames small: every construct is parsed by a
+    /// function of its own that is not inlined into them, so deep nesting costs little stack.
+    pub fn exp(&mut self) -> PResult<Box<Expr>> {
         self.enter()?;
-        let r = self.exp_inner();
+        let r = self.exp2();
         self.leave();
-        r
+        if matches!(self.tok(), Tok::Colon | Tok::ColonGt) {
+            self.ascriptions(r?)
+        } else {
+            r
+        }
     }
 
-    fn exp_inner(&mut self) -> PResult<Expr> {
-        let mut e = self.exp2()?;
+    #[inline(never)]
+    fn ascriptions(&mut self, mut e: Box<Expr>) -> PResult<Box<Expr>> {
         loop {
             let coerce = match self.tok() {
                 Tok::Colon => false,
@@ -141,51 +149,38 @@ impl Parser<'_> {
             self.bump();
             let t = self.type_exp()?;
             let span = e.span.to(t.span);
-            let kind = if coerce {
-                ExprKind::Coerce(Box::new(e), t)
-            } else {
-                ExprKind::Ascript(Box::new(e), t)
-            };
+            let kind = if coerce { ExprKind::Coerce(e, t) } else { ExprKind::Ascript(e, t) };
             e = self.mk(kind, span)?;
         }
     }
 
     /// `Exp2`: a range, or a binary expression.
-    pub(super) fn exp2(&mut self) -> PResult<Expr> {
-        let start = self.binary(Prec::Backtick)?;
-        let (second, kind) = match self.tok() {
-            Tok::DotDot => {
-                self.bump();
-                let second = self.binary(Prec::Backtick)?;
-                match self.range_end() {
-                    Some(kind) => (Some(second), kind),
-                    // `a..b`: an inclusive range, as `a...b`.
-                    None => {
-                        let span = start.span.to(second.span);
-                        let range = ExprKind::Range {
-                            start: Box::new(start),
-                            second: None,
-                            end: Box::new(second),
-                            kind: RangeEnd::Inclusive,
-                        };
-                        return self.mk(range, span);
-                    }
-                }
+    pub(super) fn exp2(&mut self) -> PResult<Box<Expr>> {
+        let start = self.binary(Prec::Backtick);
+        if matches!(self.tok(), Tok::DotDot | Tok::DotDotDot | Tok::DotDotLt | Tok::DotDotGt) {
+            self.range(start?)
+        } else {
+            start
+        }
+    }
+
+    #[inline(never)]
+    fn range(&mut self, start: Box<Expr>) -> PResult<Box<Expr>> {
+        let (second, kind, end) = if self.eat(&Tok::DotDot) {
+            let second = self.binary(Prec::Backtick)?;
+            match self.range_end() {
+                Some(kind) => (Some(second), kind, self.binary(Prec::Backtick)?),
+                // `a..b`: an inclusive range, as `a...b`.
+                None => (None, RangeEnd::Inclusive, second),
             }
-            _ => match self.range_end() {
-                Some(kind) => (None, kind),
+        } else {
+            match self.range_end() {
+                Some(kind) => (None, kind, self.binary(Prec::Backtick)?),
                 None => return Ok(start),
-            },
+            }
         };
-        let end = self.binary(Prec::Backtick)?;
         let span = start.span.to(end.span);
-        let range = ExprKind::Range {
-            start: Box::new(start),
-            second: second.map(Box::new),
-            end: Box::new(end),
-            kind,
-        };
-        self.mk(range, span)
+        self.mk(ExprKind::Range { start, second, end, kind }, span)
     }
 
     /// Consume `...`, `..<` or `..>`.
@@ -211,8 +206,17 @@ impl Parser<'_> {
     }
 
     /// Precedence climbing over binary operators of at least `min` precedence.
-    pub(super) fn binary(&mut self, min: Prec) -> PResult<Expr> {
-        let mut lhs = self.prefix()?;
+    pub(super) fn binary(&mut self, min: Prec) -> PResult<Box<Expr>> {
+        let lhs = self.prefix();
+        if matches!(self.tok(), Tok::Op(_) | Tok::Backticked(_) | Tok::Kw(Kw::With)) {
+            self.binary_ops(lhs?, min)
+        } else {
+            lhs
+        }
+    }
+
+    #[inline(never)]
+    fn binary_ops(&mut self, mut lhs: Box<Expr>, min: Prec) -> PResult<Box<Expr>> {
         while let Some((op, prec)) = self.peek_binop() {
             // `(e op)` is a left section: leave the operator to the parenthesis.
             if prec < min || *self.tok_at(1) == Tok::RParen {
@@ -230,13 +234,24 @@ impl Parser<'_> {
             }
             let rhs_min = if prec == Prec::PipeLeft { prec } else { prec.next() };
             let rhs = self.binary(rhs_min)?;
-            let span = lhs.span.to(rhs.span);
-            let kind = ExprKind::BinOp { op, op_span, lhs: Box::new(lhs), rhs: Box::new(rhs) };
-            lhs = self.mk(kind, span)?;
+            lhs = self.binop_node(op, op_span, lhs, rhs)?;
         }
         Ok(lhs)
     }
 
+    #[inline(never)]
+    fn binop_node(
+        &mut self,
+        op: Name,
+        op_span: Span,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    ) -> PResult<Box<Expr>> {
+        let span = lhs.span.to(rhs.span);
+        self.mk(ExprKind::BinOp { op, op_span, lhs, rhs }, span)
+    }
+
+    #[inline(never)]
     fn unknown_operator(&mut self, op: &str, span: Span) {
         let d = Diagnostic::parse(span, format!("unknown operator `{op}`"))
             .with_label("not an operator Ogham defines")
@@ -245,14 +260,15 @@ impl Parser<'_> {
     }
 
     /// After `lhs with`: `[i] = v` or `f.g = v`.
-    fn with_update(&mut self, lhs: Expr) -> PResult<Expr> {
+    #[inline(never)]
+    fn with_update(&mut self, lhs: Box<Expr>) -> PResult<Box<Expr>> {
         if self.at_lbracket() {
             self.bump();
             let idx = self.dim_indices()?;
             self.expect(Tok::Equals, "`=`")?;
             let v = self.binary(Prec::With.next())?;
             let span = lhs.span.to(v.span);
-            return self.mk(ExprKind::Update(Box::new(lhs), idx, Box::new(v)), span);
+            return self.mk(ExprKind::Update(lhs, idx, v), span);
         }
         let mut path = vec![self.field_name()?];
         while self.eat(&Tok::Dot) {
@@ -261,7 +277,7 @@ impl Parser<'_> {
         self.expect(Tok::Equals, "`=`")?;
         let v = self.binary(Prec::With.next())?;
         let span = lhs.span.to(v.span);
-        self.mk(ExprKind::RecordUpdate(Box::new(lhs), path, Box::new(v)), span)
+        self.mk(ExprKind::RecordUpdate(lhs, path, v), span)
     }
 
     /// A record field name: a name or a tuple position.
@@ -280,40 +296,41 @@ impl Parser<'_> {
     }
 
     /// Prefix operators, and the constructs that extend as far right as possible.
-    fn prefix(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let r = self.prefix_inner();
-        self.leave();
-        r
-    }
-
-    fn prefix_inner(&mut self) -> PResult<Expr> {
-        let start = self.span();
+    fn prefix(&mut self) -> PResult<Box<Expr>> {
         match self.tok() {
-            Tok::Op(op) if op == "-" || op == "!" => {
-                let neg = op == "-";
-                self.bump();
-                self.negated = neg;
-                let e = self.prefix();
-                self.negated = false;
-                let e = Box::new(e?);
-                let span = start.to(e.span);
-                self.mk(if neg { ExprKind::Neg(e) } else { ExprKind::Not(e) }, span)
-            }
+            Tok::Op(op) if op == "-" || op == "!" => self.prefix_op(),
             Tok::Kw(Kw::If) => self.if_exp(),
             Tok::Kw(Kw::Let) => self.let_exp(),
             Tok::Kw(Kw::Loop) => self.loop_exp(),
             Tok::Kw(Kw::Match) => self.match_exp(),
             Tok::Backslash => self.lambda(),
-            Tok::Kw(Kw::Assert) => {
-                self.bump();
-                let c = self.atom_postfix()?;
-                let e = self.atom_postfix()?;
-                let span = start.to(e.span);
-                self.mk(ExprKind::Assert(Box::new(c), Box::new(e)), span)
-            }
+            Tok::Kw(Kw::Assert) => self.assert_exp(),
             _ => self.application(),
         }
+    }
+
+    /// `-e`, `!e`.
+    #[inline(never)]
+    fn prefix_op(&mut self) -> PResult<Box<Expr>> {
+        let neg = self.at_op("-");
+        let start = self.bump();
+        self.enter()?;
+        self.negated = neg;
+        let e = self.prefix();
+        self.negated = false;
+        self.leave();
+        let e = e?;
+        let span = start.to(e.span);
+        self.mk(if neg { ExprKind::Neg(e) } else { ExprKind::Not(e) }, span)
+    }
+
+    #[inline(never)]
+    fn assert_exp(&mut self) -> PResult<Box<Expr>> {
+        let start = self.bump();
+        let c = self.atom_postfix()?;
+        let e = self.atom_postfix()?;
+        let span = start.to(e.span);
+        self.mk(ExprKind::Assert(c, e), span)
     }
 
     fn at_atom_start(&self) -> bool {
@@ -333,28 +350,55 @@ impl Parser<'_> {
     }
 
     /// Juxtaposition: `f x y`, and constructor application `#c x y`.
-    fn application(&mut self) -> PResult<Expr> {
-        if let Tok::Constructor(name) = self.tok().clone() {
-            let start = self.bump();
-            let mut args = Vec::new();
-            while self.at_atom_start() {
-                args.push(self.atom_postfix()?);
-            }
-            let span = self.span_from(start);
-            return self.mk(ExprKind::Constr(name, args), span);
+    fn application(&mut self) -> PResult<Box<Expr>> {
+        if matches!(self.tok(), Tok::Constructor(_)) {
+            return self.constr_app();
         }
-        let mut f = self.atom_postfix()?;
+        let f = self.atom_postfix();
+        if self.at_atom_start() {
+            self.applications(f?)
+        } else {
+            f
+        }
+    }
+
+    #[inline(never)]
+    fn applications(&mut self, mut f: Box<Expr>) -> PResult<Box<Expr>> {
         while self.at_atom_start() {
             let x = self.atom_postfix()?;
             let span = f.span.to(x.span);
-            f = self.mk(ExprKind::Apply(Box::new(f), Box::new(x)), span)?;
+            f = self.mk(ExprKind::Apply(f, x), span)?;
         }
         Ok(f)
     }
 
+    /// `#c x y`.
+    #[inline(never)]
+    fn constr_app(&mut self) -> PResult<Box<Expr>> {
+        let Tok::Constructor(name) = self.tok().clone() else {
+            return Err(self.expected("a constructor"));
+        };
+        let start = self.bump();
+        let mut args = Vec::new();
+        while self.at_atom_start() {
+            args.push(*self.atom_postfix()?);
+        }
+        let span = self.span_from(start);
+        self.mk(ExprKind::Constr(name, args), span)
+    }
+
     /// An atom followed by projections `.f`, `.0` and indexing `[i, j:k]`.
-    pub(super) fn atom_postfix(&mut self) -> PResult<Expr> {
-        let mut e = self.atom()?;
+    pub(super) fn atom_postfix(&mut self) -> PResult<Box<Expr>> {
+        let e = self.atom();
+        if matches!(self.tok(), Tok::Dot | Tok::IndexBracket) {
+            self.postfixes(e?)
+        } else {
+            e
+        }
+    }
+
+    #[inline(never)]
+    fn postfixes(&mut self, mut e: Box<Expr>) -> PResult<Box<Expr>> {
         loop {
             match self.tok() {
                 Tok::Dot => {
@@ -368,13 +412,13 @@ impl Parser<'_> {
                     }
                     let f = self.field_name()?;
                     let span = self.span_from(e.span);
-                    e = self.mk(ExprKind::Project(Box::new(e), f), span)?;
+                    e = self.mk(ExprKind::Project(e, f), span)?;
                 }
                 Tok::IndexBracket => {
                     self.bump();
                     let idx = self.dim_indices()?;
                     let span = self.span_from(e.span);
-                    e = self.mk(ExprKind::Index(Box::new(e), idx), span)?;
+                    e = self.mk(ExprKind::Index(e, idx), span)?;
                 }
                 _ => return Ok(e),
             }
@@ -388,7 +432,8 @@ impl Parser<'_> {
             if self.eat(&Tok::RBracket) {
                 return Ok(out);
             }
-            out.push(self.dim_index()?);
+            let d = self.dim_index()?;
+            push_dim(&mut out, d);
             if !self.eat(&Tok::Comma) {
                 self.expect(Tok::RBracket, "`,` or `]`")?;
                 return Ok(out);
@@ -400,11 +445,14 @@ impl Parser<'_> {
         matches!(self.tok(), Tok::Colon | Tok::Comma | Tok::RBracket)
     }
 
-    fn dim_index(&mut self) -> PResult<DimIndex> {
+    /// One index or slice, with its parts boxed (a `DimIndex` holds three whole expressions,
+    /// too much for a frame on the recursive path).
+    #[inline(never)]
+    fn dim_index(&mut self) -> PResult<BoxedDim> {
         let start = if self.at(&Tok::Colon) { None } else { Some(self.exp2()?) };
         if !self.eat(&Tok::Colon) {
             return match start {
-                Some(e) => Ok(DimIndex::Fix(e)),
+                Some(e) => Ok(BoxedDim::Fix(e)),
                 None => Err(self.expected("an index")),
             };
         }
@@ -414,28 +462,32 @@ impl Parser<'_> {
         } else {
             None
         };
-        Ok(DimIndex::Slice { start, end, stride })
+        Ok(BoxedDim::Slice(start, end, stride))
     }
 
-    fn literal(&mut self, lit: Literal) -> PResult<Expr> {
+    #[inline(never)]
+    fn literal(&mut self, lit: Literal) -> PResult<Box<Expr>> {
         let span = self.bump();
         self.mk(ExprKind::Literal(lit), span)
     }
 
-    fn atom(&mut self) -> PResult<Expr> {
+    fn atom(&mut self) -> PResult<Box<Expr>> {
+        match self.tok() {
+            Tok::LParen => self.paren(),
+            Tok::LBracket | Tok::IndexBracket => self.array_lit(),
+            Tok::LBrace => self.record(),
+            _ => self.simple_atom(),
+        }
+    }
+
+    /// Literals, names and constructors.
+    #[inline(never)]
+    fn simple_atom(&mut self) -> PResult<Box<Expr>> {
         let negated = std::mem::replace(&mut self.negated, false);
         let start = self.span();
         match self.tok().clone() {
             Tok::Int { value, suffix, decimal } => {
-                if let Some(t) = suffix {
-                    if t.signed() && decimal && !negated && value == 1i128 << (t.bits() - 1) {
-                        let d = Diagnostic::parse(
-                            start,
-                            format!("literal `{}` is out of range for `{}`", value, t.name()),
-                        );
-                        self.diags.push(d);
-                    }
-                }
+                self.check_signed_minimum(value, suffix, decimal, negated, start);
                 self.literal(Literal::Int(value, suffix))
             }
             Tok::Float(v, t) => self.literal(Literal::Float(v, t)),
@@ -449,18 +501,38 @@ impl Parser<'_> {
                 self.bump();
                 self.mk(ExprKind::Constr(n, Vec::new()), start)
             }
-            Tok::LParen => self.paren(),
-            Tok::LBracket | Tok::IndexBracket => {
-                self.bump();
-                let elems = self.exps_until(Tok::RBracket, "`,` or `]`")?;
-                let span = self.span_from(start);
-                self.mk(ExprKind::ArrayLit(elems), span)
-            }
-            Tok::LBrace => self.record(),
             _ => Err(self.expected_expression()),
         }
     }
 
+    #[inline(never)]
+    fn array_lit(&mut self) -> PResult<Box<Expr>> {
+        self.negated = false;
+        let start = self.bump();
+        let elems = self.exps_until(Tok::RBracket, "`,` or `]`")?;
+        let span = self.span_from(start);
+        self.mk(ExprKind::ArrayLit(elems), span)
+    }
+
+    /// `128i8` is out of range unless negated (the lexer allows it so that `-128i8` works).
+    pub(super) fn check_signed_minimum(
+        &mut self,
+        value: i128,
+        suffix: Option<crate::prim::IntType>,
+        decimal: bool,
+        negated: bool,
+        span: Span,
+    ) {
+        if let Some(t) = suffix {
+            if t.signed() && decimal && !negated && value == 1i128 << (t.bits() - 1) {
+                let msg =
+                    format!("literal `{}{}` is out of range for `{}`", value, t.name(), t.name());
+                self.diags.push(Diagnostic::parse(span, msg));
+            }
+        }
+    }
+
+    #[inline(never)]
     fn expected_expression(&mut self) -> super::Reported {
         let mut d = Diagnostic::parse(
             self.span(),
@@ -482,7 +554,7 @@ impl Parser<'_> {
             if self.eat(&close) {
                 return Ok(out);
             }
-            out.push(self.exp()?);
+            out.push(*self.exp()?);
             if !self.eat(&Tok::Comma) {
                 self.expect(close, what)?;
                 return Ok(out);
@@ -491,36 +563,37 @@ impl Parser<'_> {
     }
 
     /// After `(`: unit, parentheses, tuples, and operator sections.
-    fn paren(&mut self) -> PResult<Expr> {
+    #[inline(never)]
+    fn paren(&mut self) -> PResult<Box<Expr>> {
+        self.negated = false;
+        let start = self.span();
+        match (self.tok_at(1), self.tok_at(2)) {
+            (Tok::RParen, _) | (Tok::Dot, _) => return self.paren_special(),
+            (Tok::Op(op), _) if op != "-" && op != "!" => return self.paren_special(),
+            (Tok::Op(_) | Tok::Backticked(_), Tok::RParen) | (Tok::Backticked(_), _) => {
+                return self.paren_special()
+            }
+            _ => {}
+        }
+        self.bump();
+        let e = self.exp();
+        if *self.tok() == Tok::RParen {
+            let mut e = e?;
+            self.bump();
+            e.span = self.span_from(start);
+            Ok(e)
+        } else {
+            self.paren_tail(start, e?)
+        }
+    }
+
+    /// `()`, and sections whose operator comes first: `(+)`, `(+ e)`, `(.f)`.
+    #[inline(never)]
+    fn paren_special(&mut self) -> PResult<Box<Expr>> {
         let start = self.bump();
         if self.eat(&Tok::RParen) {
             let span = self.span_from(start);
             return self.mk(ExprKind::Tuple(Vec::new()), span);
-        }
-        let section_op = match self.tok() {
-            Tok::Op(op) => Some(op.clone()),
-            Tok::Backticked(f) => Some(f.clone()),
-            _ => None,
-        };
-        if let Some(op) = section_op {
-            let is_symbol = matches!(self.tok(), Tok::Op(_));
-            if *self.tok_at(1) == Tok::RParen {
-                // `(+)`, `(-)`.
-                let op_span = self.bump();
-                self.check_section_op(&op, is_symbol, op_span)?;
-                self.bump();
-                let span = self.span_from(start);
-                return self.mk(ExprKind::OpSection(op), span);
-            }
-            // `(+ e)`; but `(-e)` and `(!e)` are negations.
-            if op != "-" && op != "!" {
-                let op_span = self.bump();
-                self.check_section_op(&op, is_symbol, op_span)?;
-                let e = self.exp2()?;
-                self.expect(Tok::RParen, "`)`")?;
-                let span = self.span_from(start);
-                return self.mk(ExprKind::RightSection(op, Box::new(e)), span);
-            }
         }
         if self.at(&Tok::Dot) {
             let mut fields = Vec::new();
@@ -536,26 +609,42 @@ impl Parser<'_> {
             let span = self.span_from(start);
             return self.mk(ExprKind::ProjectSection(fields), span);
         }
-        let mut e = self.exp()?;
+        let (op, is_symbol) = match self.tok() {
+            Tok::Op(op) => (op.clone(), true),
+            Tok::Backticked(f) => (f.clone(), false),
+            _ => return Err(self.expected("an operator")),
+        };
+        let op_span = self.bump();
+        self.check_section_op(&op, is_symbol, op_span)?;
+        if self.eat(&Tok::RParen) {
+            // `(+)`, `(-)`.
+            let span = self.span_from(start);
+            return self.mk(ExprKind::OpSection(op), span);
+        }
+        // `(+ e)`; `(-e)` and `(!e)` never get here: they are negations.
+        let e = self.exp2()?;
+        self.expect(Tok::RParen, "`)`")?;
+        let span = self.span_from(start);
+        self.mk(ExprKind::RightSection(op, e), span)
+    }
+
+    /// After `(e`: a left section `(e +)` or a tuple `(e, ...)`.
+    #[inline(never)]
+    fn paren_tail(&mut self, start: Span, e: Box<Expr>) -> PResult<Box<Expr>> {
         if let Some((op, _)) = self.peek_binop().filter(|(op, _)| op != "with") {
             if *self.tok_at(1) == Tok::RParen {
-                // `(e +)`.
                 let is_symbol = matches!(self.tok(), Tok::Op(_));
                 let op_span = self.bump();
                 self.check_section_op(&op, is_symbol, op_span)?;
                 self.bump();
                 let span = self.span_from(start);
-                return self.mk(ExprKind::LeftSection(op, Box::new(e)), span);
+                return self.mk(ExprKind::LeftSection(op, e), span);
             }
-        }
-        if self.eat(&Tok::RParen) {
-            e.span = self.span_from(start);
-            return Ok(e);
         }
         if !self.eat(&Tok::Comma) {
             return Err(self.expected("`,` or `)`"));
         }
-        let mut elems = vec![e];
+        let mut elems = vec![*e];
         elems.extend(self.exps_until(Tok::RParen, "`,` or `)`")?);
         let span = self.span_from(start);
         self.mk(ExprKind::Tuple(elems), span)
@@ -578,7 +667,8 @@ impl Parser<'_> {
     }
 
     /// After `{`: a record `{x = 1, y}`.
-    fn record(&mut self) -> PResult<Expr> {
+    #[inline(never)]
+    fn record(&mut self) -> PResult<Box<Expr>> {
         let start = self.bump();
         let mut fields = Vec::new();
         loop {
@@ -588,12 +678,12 @@ impl Parser<'_> {
             let name_span = self.span();
             let name = self.field_name()?;
             if self.eat(&Tok::Equals) {
-                fields.push(RecordField::Explicit(name, self.exp()?));
+                fields.push(RecordField::Explicit(name, *self.exp()?));
             } else if name.starts_with(|c: char| c.is_ascii_digit()) {
                 return Err(self.expected("`=`"));
             } else {
                 let var = self.mk(ExprKind::Var(name.clone()), name_span)?;
-                fields.push(RecordField::Implicit(name, var));
+                fields.push(RecordField::Implicit(name, *var));
             }
             if !self.eat(&Tok::Comma) {
                 self.expect(Tok::RBrace, "`,` or `}`")?;
@@ -603,236 +693,21 @@ impl Parser<'_> {
         let span = self.span_from(start);
         self.mk(ExprKind::Record(fields), span)
     }
-
-    fn if_exp(&mut self) -> PResult<Expr> {
-        let start = self.bump();
-        let c = self.exp()?;
-        if !self.at_kw(Kw::Then) {
-            return Err(self.expected("`then`"));
-        }
-        self.bump();
-        let t = self.exp()?;
-        if !self.at_kw(Kw::Else) {
-            let d =
-                Diagnostic::parse(self.span(), format!("expected `else`, found {}", self.found()))
-                    .with_label("expected `else`")
-                    .with_secondary(start, "this `if` has no `else` branch")
-                    .with_hint("Futhark's `if` always needs an `else` branch");
-            return Err(self.report(d));
-        }
-        self.bump();
-        let e = self.exp()?;
-        let span = start.to(e.span);
-        self.mk(ExprKind::If(Box::new(c), Box::new(t), Box::new(e)), span)
-    }
-
-    fn lambda(&mut self) -> PResult<Expr> {
-        let start = self.bump();
-        let mut params = Vec::new();
-        while self.at_param_start() {
-            params.push(self.param_pat()?);
-        }
-        if params.is_empty() {
-            return Err(self.expected("a lambda parameter"));
-        }
-        let ret = if self.eat(&Tok::Colon) { Some(self.type_term()?) } else { None };
-        self.expect(Tok::Arrow, "`->`")?;
-        let body = self.exp()?;
-        let span = start.to(body.span);
-        self.mk(ExprKind::Lambda { params, ret, body: Box::new(body) }, span)
-    }
-
-    fn loop_exp(&mut self) -> PResult<Expr> {
-        let start = self.bump();
-        let pat = self.pat()?;
-        let init = if self.eat(&Tok::Equals) { Some(Box::new(self.exp()?)) } else { None };
-        let form = if self.eat_kw(Kw::For) {
-            if matches!(self.tok(), Tok::Ident(_))
-                && matches!(self.tok_at(1), Tok::Op(o) if o == "<")
-            {
-                let (var, var_span) = self.ident("a loop variable")?;
-                self.bump();
-                LoopForm::For { var, var_span, bound: Box::new(self.exp()?) }
-            } else {
-                let p = self.pat()?;
-                self.expect_kw(Kw::In)?;
-                LoopForm::ForIn(p, Box::new(self.exp()?))
-            }
-        } else if self.eat_kw(Kw::While) {
-            LoopForm::While(Box::new(self.exp()?))
-        } else {
-            let what = if init.is_some() { "`for` or `while`" } else { "`=`, `for` or `while`" };
-            return Err(self.expected(what));
-        };
-        self.expect_kw(Kw::Do)?;
-        let body = self.exp()?;
-        let span = start.to(body.span);
-        self.mk(ExprKind::Loop { pat, init, form, body: Box::new(body) }, span)
-    }
-
-    fn match_exp(&mut self) -> PResult<Expr> {
-        let start = self.bump();
-        let scrutinee = self.exp()?;
-        let mut cases = Vec::new();
-        while self.eat_kw(Kw::Case) {
-            let p = self.pat()?;
-            self.expect(Tok::Arrow, "`->`")?;
-            let body = self.exp()?;
-            cases.push((p, body));
-        }
-        if cases.is_empty() {
-            return Err(self.expected("`case`"));
-        }
-        let span = self.span_from(start);
-        self.mk(ExprKind::Match(Box::new(scrutinee), cases), span)
-    }
-
-    /// `let` expressions. A chain of `let`s is parsed in a loop (and nested from the inside out),
-    /// so long chains cost no parser stack.
-    fn let_exp(&mut self) -> PResult<Expr> {
-        let mut bindings = Vec::new();
-        let body = loop {
-            bindings.push(self.let_binding()?);
-            if self.at_kw(Kw::Let) {
-                continue;
-            }
-            if self.eat_kw(Kw::In) {
-                if self.at_kw(Kw::Let) {
-                    continue;
-                }
-                break self.exp()?;
-            }
-            let mut d =
-                Diagnostic::parse(self.span(), format!("expected `in`, found {}", self.found()))
-                    .with_label("expected `in`");
-            if matches!(self.tok(), Tok::Kw(Kw::Def | Kw::Entry | Kw::Type))
-                || self.token().is_some_and(|t| t.col1)
-            {
-                d = d.with_hint("is `in` missing after the last `let`?");
-            }
-            return Err(self.report(d));
-        };
-        let mut body = body;
-        while let Some(b) = bindings.pop() {
-            let span = b.start.to(body.span);
-            let body_box = Box::new(body);
-            let kind = match b.kind {
-                Binding::Pat { sizes, pat, rhs } => {
-                    ExprKind::Let { sizes, pat, rhs: Box::new(rhs), body: body_box }
-                }
-                Binding::Fun { name, name_span, type_params, params, ret, rhs } => {
-                    ExprKind::LetFun {
-                        name,
-                        name_span,
-                        type_params,
-                        params,
-                        ret,
-                        rhs: Box::new(rhs),
-                        body: body_box,
-                    }
-                }
-                Binding::With { name, name_span, indices, value } => ExprKind::LetWith {
-                    name,
-                    name_span,
-                    indices,
-                    value: Box::new(value),
-                    body: body_box,
-                },
-            };
-            body = self.mk(kind, span)?;
-        }
-        Ok(body)
-    }
-
-    /// One `let ... = e`, without its body.
-    fn let_binding(&mut self) -> PResult<LetBinding> {
-        let start = self.bump();
-        let kind = if self.at_lbracket()
-            && matches!(self.tok_at(1), Tok::Ident(_))
-            && *self.tok_at(2) == Tok::RBracket
-        {
-            let mut sizes = Vec::new();
-            while self.at_lbracket()
-                && matches!(self.tok_at(1), Tok::Ident(_))
-                && *self.tok_at(2) == Tok::RBracket
-            {
-                self.bump();
-                sizes.push(self.ident("a size name")?);
-                self.bump();
-            }
-            let pat = self.pat()?;
-            self.expect(Tok::Equals, "`=`")?;
-            Binding::Pat { sizes, pat, rhs: self.exp()? }
-        } else if matches!(self.tok(), Tok::Ident(_)) && *self.tok_at(1) == Tok::IndexBracket {
-            let (name, name_span) = self.ident("a name")?;
-            self.bump();
-            let indices = self.dim_indices()?;
-            self.expect(Tok::Equals, "`=`")?;
-            Binding::With { name, name_span, indices, value: self.exp()? }
-        } else if matches!(self.tok(), Tok::Ident(_)) && self.at_fun_params_after_name() {
-            let (name, name_span) = self.ident("a name")?;
-            let type_params = self.type_params()?;
-            let mut params = Vec::new();
-            while self.at_param_start() {
-                params.push(self.param_pat()?);
-            }
-            if params.is_empty() {
-                return Err(self.expected("a function parameter"));
-            }
-            let ret = if self.eat(&Tok::Colon) { Some(self.type_exp()?) } else { None };
-            self.expect(Tok::Equals, "`=`")?;
-            Binding::Fun { name, name_span, type_params, params, ret, rhs: self.exp()? }
-        } else {
-            let pat = self.pat()?;
-            self.expect(Tok::Equals, "`=`")?;
-            Binding::Pat { sizes: Vec::new(), pat, rhs: self.exp()? }
-        };
-        Ok(LetBinding { start, kind })
-    }
-
-    /// At `name` in `let name ...`: do parameters follow (a local function)?
-    fn at_fun_params_after_name(&self) -> bool {
-        matches!(
-            self.tok_at(1),
-            Tok::Ident(_)
-                | Tok::Underscore
-                | Tok::LParen
-                | Tok::LBrace
-                | Tok::LBracket
-                | Tok::Apostrophe
-                | Tok::ApostropheHat
-                | Tok::ApostropheTilde
-                | Tok::Int { .. }
-                | Tok::Float(..)
-                | Tok::Kw(Kw::True | Kw::False)
-                | Tok::Constructor(_)
-        )
-    }
 }
 
-struct LetBinding {
-    start: Span,
-    kind: Binding,
+enum BoxedDim {
+    Fix(Box<Expr>),
+    Slice(Option<Box<Expr>>, Option<Box<Expr>>, Option<Box<Expr>>),
 }
 
-enum Binding {
-    Pat {
-        sizes: Vec<(Name, Span)>,
-        pat: Pat,
-        rhs: Expr,
-    },
-    Fun {
-        name: Name,
-        name_span: Span,
-        type_params: Vec<TypeParam>,
-        params: Vec<Pat>,
-        ret: Option<TypeExp>,
-        rhs: Expr,
-    },
-    With {
-        name: Name,
-        name_span: Span,
-        indices: Vec<DimIndex>,
-        value: Expr,
-    },
+#[inline(never)]
+fn push_dim(out: &mut Vec<DimIndex>, d: BoxedDim) {
+    out.push(match d {
+        BoxedDim::Fix(e) => DimIndex::Fix(*e),
+        BoxedDim::Slice(start, end, stride) => DimIndex::Slice {
+            start: start.map(|e| *e),
+            end: end.map(|e| *e),
+            stride: stride.map(|e| *e),
+        },
+    });
 }

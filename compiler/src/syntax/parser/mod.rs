@@ -7,6 +7,7 @@
 //! (`MAX_DEPTH`), and so is the depth of the tree built (also by loops, as in `a+b+c+...`), so
 //! that no later stage can overflow its stack on what the parser accepted.
 
+mod binding;
 mod decl;
 pub(crate) mod expr;
 mod pat;
@@ -18,6 +19,7 @@ mod tests;
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::*;
 use crate::syntax::lexer::{Kw, Tok, Token};
+use crate::syntax::visit;
 
 /// The deepest nesting of expressions (and of the trees built from them) the parser accepts.
 pub const MAX_DEPTH: u32 = 256;
@@ -223,133 +225,30 @@ impl<'a> Parser<'a> {
     }
 
     fn mk_pat(&mut self, kind: PatKind, span: Span) -> PResult<Pat> {
-        let d = 1 + pat_children(&kind).map(|p| self.depth_of(p.id)).max().unwrap_or(0);
+        let mut d = 0;
+        visit::for_each_sub_pat(&kind, &mut |p| d = d.max(self.depth_of(p.id)));
+        let d = d + 1;
         if d > MAX_DEPTH {
             return Err(self.too_deep(span));
         }
         Ok(Pat { kind, span, id: self.fresh(d) })
     }
 
-    fn mk(&mut self, kind: ExprKind, span: Span) -> PResult<Expr> {
+    /// A new expression node. The parser passes expressions around boxed (as the tree stores
+    /// them), which keeps its stack frames small.
+    fn mk(&mut self, kind: ExprKind, span: Span) -> PResult<Box<Expr>> {
         let mut d = 0;
-        for_each_child(&kind, &mut |id| d = d.max(self.depth_of(id)));
+        visit::for_each_child(&kind, &mut |c| {
+            let id = match c {
+                visit::Child::Expr(e) => e.id,
+                visit::Child::Pat(p) => p.id,
+            };
+            d = d.max(self.depth_of(id));
+        });
         let d = d + 1;
         if d > MAX_DEPTH {
             return Err(self.too_deep(span));
         }
-        Ok(Expr { kind, span, id: self.fresh(d) })
-    }
-}
-
-fn pat_children(kind: &PatKind) -> Box<dyn Iterator<Item = &Pat> + '_> {
-    match kind {
-        PatKind::Var(_) | PatKind::Wildcard | PatKind::Literal(_) => Box::new(std::iter::empty()),
-        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => Box::new(ps.iter()),
-        PatKind::Record(fs) => Box::new(fs.iter().map(|(_, p)| p)),
-        PatKind::Ascribed(p, _) => Box::new(std::iter::once(&**p)),
-    }
-}
-
-/// Calls `f` with the id of every direct child node (expressions and patterns) of an expression.
-fn for_each_child(kind: &ExprKind, f: &mut dyn FnMut(NodeId)) {
-    let mut e = |e: &Expr| f(e.id);
-    match kind {
-        ExprKind::Literal(_)
-        | ExprKind::Var(_)
-        | ExprKind::OpSection(_)
-        | ExprKind::ProjectSection(_) => {}
-        ExprKind::Tuple(es) | ExprKind::ArrayLit(es) | ExprKind::Constr(_, es) => {
-            es.iter().for_each(e)
-        }
-        ExprKind::Record(fs) => fs.iter().for_each(|fl| match fl {
-            RecordField::Explicit(_, x) | RecordField::Implicit(_, x) => e(x),
-        }),
-        ExprKind::Range { start, second, end, .. } => {
-            e(start);
-            second.iter().for_each(|x| e(x));
-            e(end);
-        }
-        ExprKind::Project(x, _)
-        | ExprKind::Neg(x)
-        | ExprKind::Not(x)
-        | ExprKind::LeftSection(_, x)
-        | ExprKind::RightSection(_, x)
-        | ExprKind::Ascript(x, _)
-        | ExprKind::Coerce(x, _) => e(x),
-        ExprKind::Index(x, idx) => {
-            e(x);
-            dim_children(idx, &mut e);
-        }
-        ExprKind::Apply(a, b)
-        | ExprKind::BinOp { lhs: a, rhs: b, .. }
-        | ExprKind::Assert(a, b)
-        | ExprKind::RecordUpdate(a, _, b) => {
-            e(a);
-            e(b);
-        }
-        ExprKind::Lambda { params, body, .. } => {
-            params.iter().for_each(|p| f(p.id));
-            f(body.id);
-        }
-        ExprKind::If(a, b, c) => {
-            e(a);
-            e(b);
-            e(c);
-        }
-        ExprKind::Let { pat, rhs, body, .. } => {
-            f(pat.id);
-            f(rhs.id);
-            f(body.id);
-        }
-        ExprKind::LetFun { params, rhs, body, .. } => {
-            params.iter().for_each(|p| f(p.id));
-            f(rhs.id);
-            f(body.id);
-        }
-        ExprKind::LetWith { indices, value, body, .. } => {
-            dim_children(indices, &mut e);
-            e(value);
-            e(body);
-        }
-        ExprKind::Update(a, idx, b) => {
-            e(a);
-            dim_children(idx, &mut e);
-            e(b);
-        }
-        ExprKind::Loop { pat, init, form, body } => {
-            f(pat.id);
-            if let Some(i) = init {
-                f(i.id);
-            }
-            match form {
-                LoopForm::For { bound, .. } => f(bound.id),
-                LoopForm::ForIn(p, xs) => {
-                    f(p.id);
-                    f(xs.id);
-                }
-                LoopForm::While(c) => f(c.id),
-            }
-            f(body.id);
-        }
-        ExprKind::Match(x, cases) => {
-            f(x.id);
-            for (p, b) in cases {
-                f(p.id);
-                f(b.id);
-            }
-        }
-    }
-}
-
-fn dim_children(idx: &[DimIndex], e: &mut dyn FnMut(&Expr)) {
-    for d in idx {
-        match d {
-            DimIndex::Fix(x) => e(x),
-            DimIndex::Slice { start, end, stride } => {
-                for x in [start, end, stride].into_iter().flatten() {
-                    e(x);
-                }
-            }
-        }
+        Ok(Box::new(Expr { kind, span, id: self.fresh(d) }))
     }
 }

@@ -16,16 +16,22 @@ impl Parser<'_> {
 
     fn pat_inner(&mut self) -> PResult<Pat> {
         let start = self.span();
-        if let Tok::Constructor(name) = self.tok().clone() {
-            self.bump();
-            let mut args = Vec::new();
-            while self.at_param_start() || self.at_negative_literal() {
-                args.push(self.inner_pat(true)?);
+        let p = match self.tok().clone() {
+            Tok::Constructor(name) => {
+                self.bump();
+                let mut args = Vec::new();
+                while self.at_param_start() || self.at_negative_literal() {
+                    args.push(self.inner_pat(true)?);
+                }
+                let span = self.span_from(start);
+                let p = self.mk_pat(PatKind::Constr(name, args), span)?;
+                if matches!(&p.kind, PatKind::Constr(_, args) if !args.is_empty()) {
+                    return Ok(p);
+                }
+                p
             }
-            let span = self.span_from(start);
-            return self.mk_pat(PatKind::Constr(name, args), span);
-        }
-        let p = self.inner_pat(true)?;
+            _ => self.inner_pat(true)?,
+        };
         if self.eat(&Tok::Colon) {
             let t = self.type_exp()?;
             let span = p.span.to(t.span);
@@ -59,21 +65,16 @@ impl Parser<'_> {
         self.inner_pat(false)
     }
 
+    /// Nested patterns recurse through `pat`, which counts the depth.
     fn inner_pat(&mut self, allow_neg: bool) -> PResult<Pat> {
-        self.enter()?;
-        let r = self.inner_pat_inner(allow_neg);
-        self.leave();
-        r
-    }
-
-    fn inner_pat_inner(&mut self, allow_neg: bool) -> PResult<Pat> {
         let start = self.span();
         let negative = allow_neg && self.at_negative_literal();
         if negative {
             self.bump();
         }
         let kind = match self.tok().clone() {
-            Tok::Int { value, suffix, .. } => {
+            Tok::Int { value, suffix, decimal } => {
+                self.check_signed_minimum(value, suffix, decimal, negative, self.span());
                 PatKind::Literal(Literal::Int(if negative { -value } else { value }, suffix))
             }
             Tok::Float(v, t) => PatKind::Literal(Literal::Float(if negative { -v } else { v }, t)),

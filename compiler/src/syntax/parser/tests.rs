@@ -399,7 +399,9 @@ fn unsupported_forms_say_so() {
 fn signed_minimum_literals_need_a_minus() {
     assert!(parse("def x = -128i8").is_ok());
     let ds = errors("def x = 128i8");
-    assert_eq!(ds[0].message, "literal `128` is out of range for `i8`");
+    assert_eq!(ds[0].message, "literal `128i8` is out of range for `i8`");
+    assert!(parse("def f x = match x case -128i8 -> 0 case _ -> 1").is_ok());
+    assert!(parse("def f x = match x case 128i8 -> 0 case _ -> 1").is_err());
     assert!(parse("def x = 0x80i8").is_ok());
 }
 

@@ -76,17 +76,13 @@ impl Parser<'_> {
 
     /// `TypeExpTerm`: uniqueness `*t`, sum types `#a t | #b`, and type application.
     pub(super) fn type_term(&mut self) -> PResult<TypeExp> {
-        self.enter()?;
-        let r = self.type_term_inner();
-        self.leave();
-        r
-    }
-
-    fn type_term_inner(&mut self) -> PResult<TypeExp> {
         let start = self.span();
         if self.at_op("*") {
             self.bump();
-            let t = self.type_term()?;
+            self.enter()?;
+            let t = self.type_term();
+            self.leave();
+            let t = t?;
             let span = start.to(t.span);
             return Ok(TypeExp { kind: TypeExpKind::Unique(Box::new(t)), span });
         }
@@ -139,14 +135,9 @@ impl Parser<'_> {
     }
 
     /// `TypeExpAtom`: names, tuples, records, parenthesised types, and arrays `[n]t`.
+    /// Nested types recurse through `type_exp`, which counts the depth, except for arrays
+    /// (`[][][]t`) and uniqueness (`* * t`), which count themselves.
     fn type_atom(&mut self) -> PResult<TypeExp> {
-        self.enter()?;
-        let r = self.type_atom_inner();
-        self.leave();
-        r
-    }
-
-    fn type_atom_inner(&mut self) -> PResult<TypeExp> {
         let start = self.span();
         let kind = match self.tok().clone() {
             Tok::Ident(name) => {
@@ -158,8 +149,10 @@ impl Parser<'_> {
             }
             Tok::LBracket | Tok::IndexBracket => {
                 let d = self.size_exp()?;
-                let elem = self.type_term()?;
-                TypeExpKind::Array(d, Box::new(elem))
+                self.enter()?;
+                let elem = self.type_term();
+                self.leave();
+                TypeExpKind::Array(d, Box::new(elem?))
             }
             Tok::LParen => {
                 self.bump();

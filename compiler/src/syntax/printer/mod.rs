@@ -2,7 +2,7 @@
 //!
 //! The output re-parses to the same tree (up to spans and node ids; see `syntax::strip`).
 //! Parentheses are inserted only where precedence requires them: every expression has a binding
-//! level ([`Lvl`]), every position a minimum level, and the constructs that extend as far right
+//! level (`Lvl`), every position a minimum level, and the constructs that extend as far right
 //! as possible (`if`, `let`, `loop`, `match`, lambdas) are left bare only where nothing follows
 //! them (`Ctx::tail`). Layout: two-space indentation; `let` chains, `loop`s and `match`es are
 //! always broken over lines, an `if` only when it does not fit; continuation lines align with the
@@ -11,6 +11,7 @@
 mod types;
 
 use crate::syntax::ast::*;
+use crate::syntax::visit::for_each_child_expr;
 use crate::syntax::{binop_prec, Prec};
 
 const WIDTH: usize = 100;
@@ -109,7 +110,7 @@ fn is_let(e: &Expr) -> bool {
 /// `match`).
 fn wants_break(e: &Expr) -> bool {
     let mut found = false;
-    visit_children(e, &mut |c| found = found || wants_break(c));
+    for_each_child_expr(&e.kind, &mut |c| found = found || wants_break(c));
     found || matches!(e.kind, ExprKind::Match(..)) || is_let(e)
 }
 
@@ -131,83 +132,6 @@ fn ends_in_match(e: &Expr) -> bool {
         | ExprKind::RecordUpdate(_, _, x)
         | ExprKind::Range { end: x, .. } => ends_in_match(x),
         _ => false,
-    }
-}
-
-fn visit_children(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    let dims = |idx: &[DimIndex], f: &mut dyn FnMut(&Expr)| {
-        for d in idx {
-            match d {
-                DimIndex::Fix(x) => f(x),
-                DimIndex::Slice { start, end, stride } => {
-                    [start, end, stride].into_iter().flatten().for_each(&mut *f)
-                }
-            }
-        }
-    };
-    match &e.kind {
-        ExprKind::Literal(_)
-        | ExprKind::Var(_)
-        | ExprKind::OpSection(_)
-        | ExprKind::ProjectSection(_) => {}
-        ExprKind::Tuple(es) | ExprKind::ArrayLit(es) | ExprKind::Constr(_, es) => {
-            es.iter().for_each(f)
-        }
-        ExprKind::Record(fs) => fs.iter().for_each(|fl| match fl {
-            RecordField::Explicit(_, x) | RecordField::Implicit(_, x) => f(x),
-        }),
-        ExprKind::Range { start, second, end, .. } => {
-            f(start);
-            second.iter().for_each(|x| f(x));
-            f(end);
-        }
-        ExprKind::Project(x, _)
-        | ExprKind::Neg(x)
-        | ExprKind::Not(x)
-        | ExprKind::LeftSection(_, x)
-        | ExprKind::RightSection(_, x)
-        | ExprKind::Ascript(x, _)
-        | ExprKind::Coerce(x, _)
-        | ExprKind::Lambda { body: x, .. } => f(x),
-        ExprKind::Index(x, idx) => {
-            f(x);
-            dims(idx, f);
-        }
-        ExprKind::Apply(a, b)
-        | ExprKind::BinOp { lhs: a, rhs: b, .. }
-        | ExprKind::Assert(a, b)
-        | ExprKind::RecordUpdate(a, _, b)
-        | ExprKind::Let { rhs: a, body: b, .. }
-        | ExprKind::LetFun { rhs: a, body: b, .. } => {
-            f(a);
-            f(b);
-        }
-        ExprKind::If(a, b, c) => {
-            f(a);
-            f(b);
-            f(c);
-        }
-        ExprKind::LetWith { indices, value, body, .. } => {
-            dims(indices, f);
-            f(value);
-            f(body);
-        }
-        ExprKind::Update(a, idx, b) => {
-            f(a);
-            dims(idx, f);
-            f(b);
-        }
-        ExprKind::Loop { init, form, body, .. } => {
-            init.iter().for_each(|x| f(x));
-            match form {
-                LoopForm::For { bound: x, .. } | LoopForm::ForIn(_, x) | LoopForm::While(x) => f(x),
-            }
-            f(body);
-        }
-        ExprKind::Match(x, cases) => {
-            f(x);
-            cases.iter().for_each(|(_, b)| f(b));
-        }
     }
 }
 
@@ -475,14 +399,10 @@ impl Printer {
             ExprKind::Neg(x) | ExprKind::Not(x) => {
                 self.w(if matches!(e.kind, ExprKind::Neg(_)) { "-" } else { "!" });
                 // `--` would start a comment and `-!` lex as one operator.
-                let inner = Ctx::op(Prec::Prefix, ctx.tail);
                 if matches!(x.kind, ExprKind::Neg(_) | ExprKind::Not(_)) {
-                    self.w("(");
-                    self.expr(x, Ctx::TOP);
-                    self.w(")");
-                } else {
-                    self.expr(x, inner);
+                    self.w(" ");
                 }
+                self.expr(x, Ctx::op(Prec::Prefix, ctx.tail));
             }
             ExprKind::OpSection(op) => {
                 self.w("(");

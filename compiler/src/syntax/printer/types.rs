@@ -110,7 +110,10 @@ impl Printer {
             }
             TypeExpKind::Unique(t) => {
                 self.w("*");
-                self.ty(t, TLvl::Term);
+                // `**t` would lex as the operator `**`.
+                let min =
+                    if matches!(t.kind, TypeExpKind::Unique(_)) { TLvl::Atom } else { TLvl::Term };
+                self.ty(t, min);
             }
             TypeExpKind::Exists(names, t) => {
                 self.w("?");

@@ -1,0 +1,338 @@
+//! Scalar operators and the numeric modules' members (`f32.sqrt`, `i64.sum`, `f32.i64`, ...).
+
+use super::builder::shape;
+use super::sval::SVal;
+use super::{internal, unsupported, LResult, Lowerer};
+use crate::diag::Span;
+use crate::intrinsics::split_numeric;
+use crate::ir::{Atom, BinOp, CmpOp, Exp, Lambda, MathFn, Type, UnOp};
+use crate::prim::{FloatType, IntType, PrimType, PrimValue};
+
+fn unsigned_of(it: IntType) -> IntType {
+    match it.bits() {
+        8 => IntType::U8,
+        16 => IntType::U16,
+        32 => IntType::U32,
+        _ => IntType::U64,
+    }
+}
+
+/// The largest and smallest values of a type (infinities for floats, as in Futhark).
+fn extreme(t: PrimType, highest: bool) -> Option<PrimValue> {
+    Some(match t {
+        PrimType::Bool => PrimValue::Bool(highest),
+        PrimType::Int(it) => {
+            let bits = it.bits();
+            let v: i128 = match (it.signed(), highest) {
+                (true, true) => (1i128 << (bits - 1)) - 1,
+                (true, false) => -(1i128 << (bits - 1)),
+                (false, true) => (1i128 << bits) - 1,
+                (false, false) => 0,
+            };
+            PrimValue::int(it, v)
+        }
+        PrimType::Float(ft) => {
+            PrimValue::float(ft, if highest { f64::INFINITY } else { f64::NEG_INFINITY })
+        }
+    })
+}
+
+fn float_const(ft: FloatType, name: &str) -> Option<PrimValue> {
+    let v = match name {
+        "pi" => std::f64::consts::PI,
+        "e" => std::f64::consts::E,
+        "inf" => f64::INFINITY,
+        "nan" => f64::NAN,
+        "epsilon" => match ft {
+            FloatType::F16 => 0.000_976_562_5,
+            FloatType::F32 => f32::EPSILON as f64,
+            FloatType::F64 => f64::EPSILON,
+        },
+        _ => return None,
+    };
+    Some(PrimValue::float(ft, v))
+}
+
+fn math_fn(name: &str) -> Option<MathFn> {
+    Some(match name {
+        "sqrt" => MathFn::Sqrt,
+        "cbrt" => MathFn::Cbrt,
+        "exp" => MathFn::Exp,
+        "log" => MathFn::Log,
+        "log2" => MathFn::Log2,
+        "log10" => MathFn::Log10,
+        "log1p" => MathFn::Log1p,
+        "sin" => MathFn::Sin,
+        "cos" => MathFn::Cos,
+        "tan" => MathFn::Tan,
+        "asin" => MathFn::Asin,
+        "acos" => MathFn::Acos,
+        "atan" => MathFn::Atan,
+        "sinh" => MathFn::Sinh,
+        "cosh" => MathFn::Cosh,
+        "tanh" => MathFn::Tanh,
+        "asinh" => MathFn::Asinh,
+        "acosh" => MathFn::Acosh,
+        "atanh" => MathFn::Atanh,
+        "atan2" => MathFn::Atan2,
+        "hypot" => MathFn::Hypot,
+        "floor" => MathFn::Floor,
+        "ceil" => MathFn::Ceil,
+        "round" => MathFn::Round,
+        "trunc" => MathFn::Trunc,
+        "isnan" => MathFn::IsNan,
+        "isinf" => MathFn::IsInf,
+        "copysign" => MathFn::CopySign,
+        "fma" => MathFn::Fma,
+        "to_bits" => MathFn::ToBits,
+        "from_bits" => MathFn::FromBits,
+        "popc" => MathFn::Popc,
+        "clz" => MathFn::Clz,
+        "ctz" => MathFn::Ctz,
+        _ => return None,
+    })
+}
+
+impl<'a> Lowerer<'a> {
+    /// A built-in binary operator on two scalars of type `t`; returns the result and its type.
+    pub(crate) fn prim_binop(
+        &mut self,
+        op: &str,
+        t: PrimType,
+        x: Atom,
+        y: Atom,
+        span: Span,
+    ) -> LResult<(Atom, PrimType)> {
+        let arith = |op| Some(op);
+        let bop = match op {
+            "+" => arith(BinOp::Add),
+            "-" => arith(BinOp::Sub),
+            "*" => arith(BinOp::Mul),
+            "/" => arith(BinOp::Div),
+            "%" => arith(BinOp::Mod),
+            "//" => arith(BinOp::Quot),
+            "%%" => arith(BinOp::Rem),
+            "**" => arith(BinOp::Pow),
+            "&" => arith(BinOp::And),
+            "|" => arith(BinOp::Or),
+            "^" => arith(BinOp::Xor),
+            "<<" => arith(BinOp::Shl),
+            ">>" => arith(BinOp::Shr),
+            "&&" => arith(BinOp::LogAnd),
+            "||" => arith(BinOp::LogOr),
+            _ => None,
+        };
+        if let Some(b) = bop {
+            return Ok((self.b.binop(b, t, x, y), t));
+        }
+        let cmp = match op {
+            "==" => CmpOp::Eq,
+            "!=" => CmpOp::Neq,
+            "<" => CmpOp::Lt,
+            "<=" => CmpOp::Le,
+            ">" => CmpOp::Gt,
+            ">=" => CmpOp::Ge,
+            ">>>" => {
+                // Logical shift: on the unsigned type of the same width.
+                let PrimType::Int(it) = t else {
+                    return Err(internal(span, "`>>>` on a non-integer"));
+                };
+                let u = PrimType::Int(unsigned_of(it));
+                let xu = self.b.convert(t, u, x);
+                let yu = self.b.convert(t, u, y);
+                let r = self.b.binop(BinOp::Shr, u, xu, yu);
+                return Ok((self.b.convert(u, t, r), t));
+            }
+            _ => return Err(internal(span, format!("unknown operator `{op}`"))),
+        };
+        Ok((self.b.cmp(cmp, t, x, y), PrimType::Bool))
+    }
+
+    /// A lambda for a binary operator on scalars of type `t`.
+    fn op_lambda(&mut self, op: BinOp, t: PrimType) -> Lambda {
+        let p = self.b.param("a", Type::Prim(t));
+        let q = self.b.param("b", Type::Prim(t));
+        let (pv, qv) = (p.var, q.var);
+        self.b.open();
+        let r = self.b.let1("t", Type::Prim(t), Exp::BinOp(op, t, Atom::Var(pv), Atom::Var(qv)));
+        let body = self.b.close(vec![Atom::Var(r)]);
+        Lambda { params: vec![p, q], body, ret: vec![Type::Prim(t)] }
+    }
+
+    /// A member of a numeric module.
+    pub(crate) fn numeric(
+        &mut self,
+        name: &str,
+        args: Vec<SVal<'a>>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
+        let Some((t, member)) = split_numeric(name) else {
+            return Err(unsupported(span, format!("the built-in `{name}`")));
+        };
+        let scalars: Vec<(Atom, PrimType)> = args
+            .iter()
+            .map(|a| match a {
+                SVal::Leaf(x, Type::Prim(p)) => Ok((*x, *p)),
+                _ => Err(()),
+            })
+            .collect::<Result<_, _>>()
+            .unwrap_or_default();
+        let leaf = |a: Atom, t: PrimType| Ok(SVal::Leaf(a, Type::Prim(t)));
+        let arg = |k: usize| -> LResult<(Atom, PrimType)> {
+            scalars.get(k).copied().ok_or_else(|| internal(span, format!("arguments of `{name}`")))
+        };
+        // Conversions: `t.from`.
+        if let Some(from) = PrimType::from_name(member) {
+            let (x, xt) = arg(0)?;
+            let _ = from;
+            return leaf(self.convert_value(xt, t, x), t);
+        }
+        match member {
+            "sum" | "product" | "maximum" | "minimum" => {
+                let arr = args.first().ok_or_else(|| internal(span, "reduction argument"))?;
+                let SVal::Leaf(Atom::Var(v), at) = arr else {
+                    return Err(internal(span, "reduction of a non-array"));
+                };
+                let w = shape(at)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| internal(span, "reduction of a scalar"))?;
+                let (op, ne) = match member {
+                    "sum" => (BinOp::Add, PrimValue::zero(t)),
+                    "product" => (
+                        BinOp::Mul,
+                        match t {
+                            PrimType::Int(it) => PrimValue::int(it, 1),
+                            PrimType::Float(ft) => PrimValue::float(ft, 1.0),
+                            PrimType::Bool => PrimValue::Bool(true),
+                        },
+                    ),
+                    "maximum" => {
+                        (BinOp::Max, extreme(t, false).ok_or_else(|| internal(span, "type"))?)
+                    }
+                    _ => (BinOp::Min, extreme(t, true).ok_or_else(|| internal(span, "type"))?),
+                };
+                let lam = self.op_lambda(op, t);
+                let w = super::builder::dim_atom(w);
+                let r = self.b.let1(
+                    member,
+                    Type::Prim(t),
+                    Exp::Reduce {
+                        w,
+                        lam,
+                        neutral: vec![Atom::Const(ne)],
+                        arrs: vec![*v],
+                        commutative: true,
+                    },
+                );
+                leaf(Atom::Var(r), t)
+            }
+            "min" | "max" => {
+                let ((x, _), (y, _)) = (arg(0)?, arg(1)?);
+                let op = if member == "min" { BinOp::Min } else { BinOp::Max };
+                leaf(self.b.binop(op, t, x, y), t)
+            }
+            "pow" => {
+                let ((x, _), (y, _)) = (arg(0)?, arg(1)?);
+                leaf(self.b.binop(BinOp::Pow, t, x, y), t)
+            }
+            "abs" => leaf(self.b.unop(UnOp::Abs, t, arg(0)?.0), t),
+            "sgn" => leaf(self.b.unop(UnOp::Sgn, t, arg(0)?.0), t),
+            "neg" => leaf(self.b.unop(UnOp::Neg, t, arg(0)?.0), t),
+            "highest" | "lowest" => {
+                let v = extreme(t, member == "highest").ok_or_else(|| internal(span, "type"))?;
+                leaf(Atom::Const(v), t)
+            }
+            "to_i64" => {
+                let (x, xt) = arg(0)?;
+                leaf(self.convert_value(xt, PrimType::I64, x), PrimType::I64)
+            }
+            "num_bits" => {
+                let bits = match t {
+                    PrimType::Int(it) => it.bits(),
+                    PrimType::Float(ft) => ft.bits(),
+                    PrimType::Bool => 8,
+                };
+                leaf(Atom::Const(PrimValue::I32(bits as i32)), PrimType::I32)
+            }
+            "get_bit" => {
+                // `(x >> bit) & 1`, as an `i32`.
+                let ((bit, bt), (x, _)) = (arg(0)?, arg(1)?);
+                let b = self.convert_value(bt, t, bit);
+                let s = self.b.binop(BinOp::Shr, t, x, b);
+                let one = int_const(t, 1).ok_or_else(|| internal(span, "get_bit type"))?;
+                let r = self.b.binop(BinOp::And, t, s, one);
+                leaf(self.convert_value(t, PrimType::I32, r), PrimType::I32)
+            }
+            "set_bit" => {
+                // `(x & !(1 << bit)) | ((b & 1) << bit)`.
+                let ((bit, bt), (x, _), (v, vt)) = (arg(0)?, arg(1)?, arg(2)?);
+                let one = int_const(t, 1).ok_or_else(|| internal(span, "set_bit type"))?;
+                let b = self.convert_value(bt, t, bit);
+                let mask = self.b.binop(BinOp::Shl, t, one, b);
+                let notmask = self.b.unop(UnOp::Not, t, mask);
+                let cleared = self.b.binop(BinOp::And, t, x, notmask);
+                let vv = self.convert_value(vt, t, v);
+                let v1 = self.b.binop(BinOp::And, t, vv, one);
+                let sh = self.b.binop(BinOp::Shl, t, v1, b);
+                leaf(self.b.binop(BinOp::Or, t, cleared, sh), t)
+            }
+            "lerp" => {
+                // `v0 + (v1 - v0) * t`.
+                let ((v0, _), (v1, _), (s, _)) = (arg(0)?, arg(1)?, arg(2)?);
+                let d = self.b.binop(BinOp::Sub, t, v1, v0);
+                let m = self.b.binop(BinOp::Mul, t, d, s);
+                leaf(self.b.binop(BinOp::Add, t, v0, m), t)
+            }
+            "from_fraction" => {
+                let ((a, at), (b, bt)) = (arg(0)?, arg(1)?);
+                let x = self.convert_value(at, t, a);
+                let y = self.convert_value(bt, t, b);
+                leaf(self.b.binop(BinOp::Div, t, x, y), t)
+            }
+            _ => {
+                if let PrimType::Float(ft) = t {
+                    if let Some(v) = float_const(ft, member) {
+                        return leaf(Atom::Const(v), t);
+                    }
+                }
+                let Some(f) = math_fn(member) else {
+                    return Err(unsupported(span, format!("the built-in `{name}`")));
+                };
+                let res = match (f, t) {
+                    (MathFn::IsNan | MathFn::IsInf, _) => PrimType::Bool,
+                    (MathFn::Clz | MathFn::Ctz | MathFn::Popc, _) => PrimType::I32,
+                    (MathFn::ToBits, PrimType::Float(ft)) => PrimType::Int(match ft {
+                        FloatType::F16 => IntType::U16,
+                        FloatType::F32 => IntType::U32,
+                        FloatType::F64 => IntType::U64,
+                    }),
+                    _ => t,
+                };
+                let atoms: Vec<Atom> = scalars.iter().map(|(a, _)| *a).collect();
+                let v = self.b.let1("t", Type::Prim(res), Exp::Math(f, t, atoms));
+                leaf(Atom::Var(v), res)
+            }
+        }
+    }
+
+    /// Futhark's conversion between primitive types (`bool` to and from numbers included).
+    pub(crate) fn convert_value(&mut self, from: PrimType, to: PrimType, x: Atom) -> Atom {
+        if from == to {
+            return x;
+        }
+        if to == PrimType::Bool {
+            // Any nonzero number is true.
+            let zero = Atom::Const(PrimValue::zero(from));
+            return self.b.cmp(CmpOp::Neq, from, x, zero);
+        }
+        self.b.convert(from, to, x)
+    }
+}
+
+fn int_const(t: PrimType, v: i128) -> Option<Atom> {
+    match t {
+        PrimType::Int(it) => Some(Atom::Const(PrimValue::int(it, v))),
+        _ => None,
+    }
+}
