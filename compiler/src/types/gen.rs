@@ -63,8 +63,6 @@ pub(crate) struct Gen<'g> {
     depth: usize,
     /// Functions being defined (for the "no recursion" hint).
     defining: Vec<Name>,
-    /// Anonymous size parameters (`[]` in a definition's parameters) invented so far.
-    implicit_sizes: Vec<Name>,
     /// Integer literals without a suffix: their value must fit the type they get.
     pub int_literals: Vec<(i128, Ty, Span)>,
     pub too_deep: bool,
@@ -95,7 +93,6 @@ impl<'g> Gen<'g> {
             tparams: Vec::new(),
             depth: 0,
             defining: Vec::new(),
-            implicit_sizes: Vec::new(),
             int_literals: Vec::new(),
             too_deep: false,
         }
@@ -159,9 +156,9 @@ impl<'g> Gen<'g> {
                 }
             }
         }
-        // `[]` in a parameter's type is an anonymous size parameter, rigid like `[n]`.
-        let (param_tys, names, hidden) = self.params(&d.params, AnySize::SizeParam);
-        size_params.append(&mut self.implicit_sizes);
+        // `[]` in a parameter's type is a size to infer. (Futhark makes it a fresh, rigid size
+        // parameter; inferring accepts a superset of programs, see the report in mod.rs.)
+        let (param_tys, names, hidden) = self.params(&d.params, AnySize::Infer);
         let ret = d.ret.as_ref().map(|te| self.ret_type(te));
         let body = self.expr(&d.body);
         let ret_ty = self.check_ret(ret, body, d.body.span, hidden);
@@ -267,9 +264,6 @@ impl<'g> Gen<'g> {
         let t = conv.ty(te);
         self.errors.append(&mut conv.errors);
         let invented = std::mem::take(&mut conv.invented);
-        if any == AnySize::SizeParam {
-            self.implicit_sizes.extend(invented.iter().cloned());
-        }
         for (ty, span) in uses {
             self.eq(Ty::i64(), ty, span, Reason::SizeVar(span));
         }

@@ -159,7 +159,7 @@ fn indexing() {
     assert_eq!(e.label, "indexed with 1 index");
     error(
         "def f (xs: []i32) = xs[0, 1]",
-        "type mismatch: expected an array of at least 2 dimensions, found `[n₁]i32`",
+        "type mismatch: expected an array of at least 2 dimensions, found `[]i32`",
     );
     let src = "def f (xs: []i32) = xs[1i32]";
     let e = error(src, "type mismatch: expected `i64`, found `i32`");
