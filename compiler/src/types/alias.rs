@@ -66,18 +66,13 @@ fn may_alias(t: Option<&Type>) -> bool {
     }
 }
 
-/// Is this a unique type (`*[n]t`, or a tuple of unique arrays and primitives)?
-pub(crate) fn unique_type(t: &Type) -> bool {
+/// Does a parameter of this type consume its argument? As in Futhark, a `*` anywhere inside a
+/// tuple or record makes the whole parameter consuming.
+fn consuming_type(t: &Type) -> bool {
     match t {
         Type::Array { unique, .. } => *unique,
-        Type::Tuple(ts) => {
-            ts.iter().any(|t| may_alias(Some(t)))
-                && ts.iter().all(|t| unique_type(t) || !may_alias(Some(t)))
-        }
-        Type::Record(fs) => {
-            fs.values().any(|t| may_alias(Some(t)))
-                && fs.values().all(|t| unique_type(t) || !may_alias(Some(t)))
-        }
+        Type::Tuple(ts) => ts.iter().any(consuming_type),
+        Type::Record(fs) => fs.values().any(consuming_type),
         _ => false,
     }
 }
@@ -142,7 +137,7 @@ impl<'a> AliasCheck<'a> {
         match &p.kind {
             PatKind::Var(n) => {
                 let kind = if param {
-                    RootKind::Param(self.pats.get(&p.id).is_some_and(unique_type))
+                    RootKind::Param(self.pats.get(&p.id).is_some_and(consuming_type))
                 } else {
                     RootKind::Local
                 };
@@ -273,7 +268,7 @@ impl<'a> AliasCheck<'a> {
                 _ => None,
             };
         }
-        matches!(t, Some(Type::Arrow { from, .. }) if unique_type(from))
+        matches!(t, Some(Type::Arrow { from, .. }) if consuming_type(from))
     }
 
     fn result(&self, e: &Expr, parts: Aliases) -> Aliases {
