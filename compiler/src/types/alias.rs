@@ -260,6 +260,19 @@ impl<'a> AliasCheck<'a> {
         }
     }
 
+    /// The value written by an in-place update must not share memory with the array updated.
+    fn overlap(&mut self, value: &Expr, value_aliases: &Aliases, target: &Aliases) {
+        if value_aliases.intersection(target).next().is_some() {
+            self.errors.push(
+                Diagnostic::ty(
+                    value.span,
+                    "the value written by an in-place update may alias the array it updates",
+                )
+                .with_hint("use `copy` to remove the aliasing from the value"),
+            );
+        }
+    }
+
     fn unique_param(&self, fun: &Expr, index: usize) -> bool {
         let mut t = self.types.get(&fun.id);
         for _ in 0..index {
@@ -471,11 +484,12 @@ impl<'a> AliasCheck<'a> {
             }
             ExprKind::LetWith { name, name_span, indices, value, body } => {
                 self.dims(indices);
-                self.expr(value);
+                let va = self.expr(value);
                 let var = Expr { kind: ExprKind::Var(name.clone()), span: *name_span, id: e.id };
                 if let Some(i) = self.lookup(name) {
                     self.use_var(i, *name_span);
                     let roots = self.vars[i].roots.clone();
+                    self.overlap(value, &va, &roots);
                     self.consume(&var, &roots, "an in-place update");
                 }
                 let mark = self.vars.len();
@@ -488,7 +502,8 @@ impl<'a> AliasCheck<'a> {
             ExprKind::Update(x, ds, v) => {
                 let xa = self.expr(x);
                 self.dims(ds);
-                self.expr(v);
+                let va = self.expr(v);
+                self.overlap(v, &va, &xa);
                 self.consume(x, &xa, "an in-place update");
                 Aliases::new()
             }

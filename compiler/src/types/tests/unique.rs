@@ -119,3 +119,12 @@ fn a_unique_component_makes_a_tuple_parameter_consuming() {
     let src = "def g ((a, b): (*[]i32, []i32)) = a\ndef h (xs: *[]i32) (ys: []i32) = g (xs, ys)";
     error(src, "cannot consume `ys`: `ys` is a parameter that is not unique");
 }
+
+#[test]
+fn update_values_must_not_alias_the_array() {
+    let src = "def f (xss: *[][]i32) = xss with [0] = xss[1]";
+    let e = error(src, "the value written by an in-place update may alias the array it updates");
+    assert_eq!(text(src, e.span), "xss[1]");
+    types("def f (xss: *[][]i32) = xss with [0] = copy xss[1]");
+    types("def f (xs: *[]i32) = xs with [0] = xs[1]");
+}
