@@ -93,3 +93,24 @@ fn deep_nesting_fits_a_small_stack() {
         h.join().expect("stack overflow or panic").unwrap();
     }
 }
+
+#[test]
+fn print_checked_shows_user_definitions() {
+    let src = "
+type point = {x: f32, y: f32}
+def dotprod [n] (xs: [n]f32) (ys: [n]f32) : f32 = reduce (+) 0 (map2 (*) xs ys)
+def norm (p: point) = f32.sqrt (p.x * p.x + p.y * p.y)
+def positives (xs: []i32) = filter (> 0) xs
+def pair x y = (x, y)
+entry main [n] (xs: [n]f32) : f32 = dotprod xs xs
+";
+    let cp = check_src(src).unwrap();
+    expect![[r#"
+        dotprod : [n]f32 -> [n]f32 -> f32
+        norm : {x: f32, y: f32} -> f32
+        positives : [n₁]i32 -> *[]i32
+        pair : a -> b -> (a, b)
+        entry main : [n]f32 -> f32
+    "#]]
+    .assert_eq(&print::print_checked(&cp));
+}
