@@ -22,11 +22,91 @@ pub const BUILTIN_OPS: &[&str] = &[
 impl<'a> Lowerer<'a> {
     pub(crate) fn expr(&mut self, e: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
         self.nested(e.span, |l| {
-            let saved = std::mem::replace(&mut l.b.span, e.span);
-            let r = l.expr_inner(e, env);
+            let saved = l.b.span;
+            // A chain of `let`s (and `assert`s) is lowered in a loop, not by recursion.
+            let (mut e, mut env) = (e, env.clone());
+            let r = loop {
+                // Code inlined from the prelude keeps the span of the user's call, so that
+                // run-time errors point into the user's program.
+                if e.span.start < crate::syntax::PRELUDE_BASE {
+                    l.b.span = e.span;
+                }
+                match l.binding_step(e, &env) {
+                    Ok(Some((body, env2))) => {
+                        e = body;
+                        env = env2;
+                    }
+                    Ok(None) => break l.expr_inner(e, &env),
+                    Err(err) => break Err(err),
+                }
+            };
             l.b.span = saved;
             r
         })
+    }
+
+    /// For a binding construct (`let`, local function, `let a[i] = v`, `assert`): perform the
+    /// binding and return the body with its environment; `None` for other expressions.
+    fn binding_step(&mut self, e: &'a Expr, env: &Env<'a>) -> LResult<Option<(&'a Expr, Env<'a>)>> {
+        let span = self.b.span;
+        Ok(Some(match &e.kind {
+            ExprKind::Let { sizes, pat, rhs, body } => {
+                let v = self.expr(rhs, env)?;
+                let (v, env2) = if sizes.is_empty() {
+                    (v, env.clone())
+                } else {
+                    // `let [n] ...` binds `n` anew, even where an outer `n` exists.
+                    let mut fresh = env.clone();
+                    for (n, _) in sizes {
+                        fresh = fresh.unbind(n);
+                    }
+                    let t = self.pat_type(pat)?;
+                    self.check_sizes(t, v, &fresh, "value")?
+                };
+                (&**body, self.bind_pat(pat, v, &env2)?)
+            }
+            ExprKind::LetFun { name, type_params, params, rhs, body, .. } => {
+                let v = if params.is_empty() {
+                    self.expr(rhs, env)?
+                } else {
+                    let sizes = type_params
+                        .iter()
+                        .filter_map(|p| match p {
+                            ast::TypeParam::Size { name, .. } => Some(name.clone()),
+                            ast::TypeParam::Type { .. } => None,
+                        })
+                        .collect();
+                    SVal::Fun(Rc::new(SFun::Closure {
+                        name: name.clone(),
+                        sizes,
+                        params,
+                        body: rhs,
+                        env: env.clone(),
+                    }))
+                };
+                (&**body, env.bind(name, v))
+            }
+            ExprKind::LetWith { name, indices, value, body, .. } => {
+                let arr = env
+                    .lookup(name)
+                    .cloned()
+                    .ok_or_else(|| internal(span, format!("unknown variable `{name}`")))?;
+                let new = self.update(arr, indices, value, env)?;
+                (&**body, env.bind(name, new))
+            }
+            ExprKind::Assert(c, x) => {
+                let cv = self.expr(c, env)?;
+                let (ca, _) = self.scalar(&cv, span)?;
+                if c.span.start < crate::syntax::PRELUDE_BASE {
+                    self.b.span = c.span;
+                }
+                let msg = format!("assertion failed: {}", describe(c));
+                self.b.assert(ca, msg, Vec::new());
+                self.b.span = span;
+                (&**x, env.clone())
+            }
+            _ => return Ok(None),
+        }))
     }
 
     /// The checker's type of an expression node, with the current instantiation applied.
@@ -53,7 +133,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn expr_inner(&mut self, e: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
-        let span = e.span;
+        let span = self.b.span;
         match &e.kind {
             ExprKind::Literal(lit) => self.literal(lit, e, env),
             ExprKind::Var(name) => {
@@ -127,42 +207,17 @@ impl<'a> Lowerer<'a> {
             ExprKind::ProjectSection(fs) => Ok(SVal::Fun(Rc::new(SFun::Project(fs.clone())))),
             ExprKind::Lambda { params, body, .. } => Ok(SVal::Fun(Rc::new(SFun::Closure {
                 name: "lambda".into(),
+                sizes: Vec::new(),
                 params,
                 body,
                 env: env.clone(),
             }))),
             ExprKind::If(c, t, f) => self.lower_if(c, t, f, env),
-            ExprKind::Let { sizes, pat, rhs, body } => {
-                let v = self.expr(rhs, env)?;
-                let (v, env2) = if sizes.is_empty() {
-                    (v, env.clone())
-                } else {
-                    let t = self.pat_type(pat)?;
-                    self.check_sizes(t, v, env, "value")?
-                };
-                let env3 = self.bind_pat(pat, v, &env2)?;
-                self.expr(body, &env3)
-            }
-            ExprKind::LetFun { name, params, rhs, body, .. } => {
-                let v = if params.is_empty() {
-                    self.expr(rhs, env)?
-                } else {
-                    SVal::Fun(Rc::new(SFun::Closure {
-                        name: name.clone(),
-                        params,
-                        body: rhs,
-                        env: env.clone(),
-                    }))
-                };
-                self.expr(body, &env.bind(name, v))
-            }
-            ExprKind::LetWith { name, indices, value, body, .. } => {
-                let arr = env
-                    .lookup(name)
-                    .cloned()
-                    .ok_or_else(|| internal(span, format!("unknown variable `{name}`")))?;
-                let new = self.update(arr, indices, value, env)?;
-                self.expr(body, &env.bind(name, new))
+            ExprKind::Let { .. } | ExprKind::LetFun { .. } | ExprKind::LetWith { .. } => {
+                match self.binding_step(e, env)? {
+                    Some((body, env2)) => self.expr(body, &env2),
+                    None => Err(internal(span, "binding")),
+                }
             }
             ExprKind::Update(x, idxs, v) => {
                 let arr = self.expr(x, env)?;
@@ -183,15 +238,10 @@ impl<'a> Lowerer<'a> {
                 let (v, _) = self.check_sizes(t, v, env, "value")?;
                 Ok(v)
             }
-            ExprKind::Assert(c, x) => {
-                let cv = self.expr(c, env)?;
-                let (ca, _) = self.scalar(&cv, span)?;
-                self.b.span = c.span;
-                let msg = format!("assertion failed: {}", describe(c));
-                self.b.assert(ca, msg, Vec::new());
-                self.b.span = span;
-                self.expr(x, env)
-            }
+            ExprKind::Assert(..) => match self.binding_step(e, env)? {
+                Some((body, env2)) => self.expr(body, &env2),
+                None => Err(internal(span, "assertion")),
+            },
             ExprKind::Constr(name, es) => self.constr(name, es, e, env),
         }
     }
@@ -267,7 +317,7 @@ impl<'a> Lowerer<'a> {
         e: &'a Expr,
         env: &Env<'a>,
     ) -> LResult<SVal<'a>> {
-        let span = e.span;
+        let span = self.b.span;
         if BUILTIN_OPS.contains(&op) && !self.user_defined(op, env) {
             if op == "&&" || op == "||" {
                 return self.short_circuit(op == "&&", lhs, rhs, env);
@@ -379,8 +429,11 @@ impl<'a> Lowerer<'a> {
     /// Call a function with exactly its arity's arguments.
     fn call(&mut self, f: &Rc<SFun<'a>>, args: Vec<SVal<'a>>, span: Span) -> LResult<SVal<'a>> {
         match &**f {
-            SFun::Closure { params, body, env, .. } => {
-                let (params, body, env) = (*params, *body, env.clone());
+            SFun::Closure { params, body, env, sizes, .. } => {
+                let (params, body, mut env) = (*params, *body, env.clone());
+                for n in sizes {
+                    env = env.unbind(n);
+                }
                 self.nested(span, |l| {
                     let mut env = env;
                     for (p, a) in params.iter().zip(args) {
@@ -458,7 +511,7 @@ impl<'a> Lowerer<'a> {
     // --- arrays ----------------------------------------------------------------------------
 
     fn array_lit(&mut self, es: &'a [Expr], e: &'a Expr, env: &Env<'a>) -> LResult<SVal<'a>> {
-        let span = e.span;
+        let span = self.b.span;
         if es.is_empty() {
             let t = self.node_type(e, env)?;
             let row = match &t {
@@ -990,7 +1043,7 @@ impl<'a> Lowerer<'a> {
         e: &'a Expr,
         env: &Env<'a>,
     ) -> LResult<SVal<'a>> {
-        let span = e.span;
+        let span = self.b.span;
         let t = self.node_type(e, env)?;
         let SType::Sum(cs) = &t else {
             return Err(internal(span, "constructor of a non-sum type"));
