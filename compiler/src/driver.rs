@@ -138,8 +138,7 @@ pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
 /// The core IR after lowering.
 pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
     let compiled = compile(src)?;
-    // Until the IR printer lands, the structure is shown as is.
-    Ok(format!("{:#?}\n", compiled.ir))
+    Ok(ir::print::print_program(&compiled.ir))
 }
 
 /// The reference interpreter as a backend for the test runner.
@@ -204,6 +203,27 @@ mod tests {
         );
         let d = Diagnostic::runtime(Span::new(4, 8), "boom");
         assert!(render_diagnostic(&d, "a.fut", "def main = 1").contains("a.fut:1:5"));
+    }
+
+    #[test]
+    fn show_ir_prints_the_core_ir() {
+        let text = show_ir("entry main (x: i32) : i32 = x + 1").unwrap();
+        assert!(text.contains("main"), "{text}");
+    }
+
+    #[test]
+    fn the_interpreter_runs_entry_points() {
+        let c = compile("entry main (x: i32) : i32 = x + 1").unwrap();
+        let args = crate::value::text::parse_values("41").unwrap();
+        assert_eq!(
+            run_interp(&c, "main", &args).unwrap(),
+            crate::value::text::parse_values("42").unwrap()
+        );
+        assert_eq!(entry_arity(&c, "main"), Some(1));
+        assert_eq!(entry_arity(&c, "nope"), None);
+        let e = run_interp(&c, "nope", &args).unwrap_err();
+        assert_eq!(e.message, "unknown entry point `nope`");
+        assert_eq!(e.hints, vec!["entry points: `main`".to_string()]);
     }
 
     #[test]

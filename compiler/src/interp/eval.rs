@@ -32,6 +32,8 @@ pub(crate) struct Interp<'p> {
     limits: Limits,
 }
 
+#[cold]
+#[inline(never)]
 pub(crate) fn err(span: Span, msg: impl Into<String>) -> Box<Diagnostic> {
     Box::new(Diagnostic::runtime(span, msg))
 }
@@ -459,6 +461,67 @@ impl<'p> Interp<'p> {
                 let chosen = if self.bool(c, span)? { a } else { b };
                 Ok(Out::One(self.atom(chosen, span)?))
             }
+            Exp::Index { .. }
+            | Exp::Update { .. }
+            | Exp::Iota { .. }
+            | Exp::Replicate { .. }
+            | Exp::Rearrange { .. }
+            | Exp::Reshape { .. }
+            | Exp::Concat { .. }
+            | Exp::ArrayLit { .. } => self.array_exp(e, ann, span),
+            Exp::Copy(v) => Ok(Out::One(self.take(*v, ann, span)?)),
+            Exp::Apply { fun, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(match a {
+                        Atom::Var(v) => self.take(*v, ann, span)?,
+                        Atom::Const(p) => Val::Prim(*p),
+                    });
+                }
+                Ok(Out::Many(self.call(*fun, vals, span)?))
+            }
+            Exp::If { cond, then_body, else_body, ret } => {
+                let (body, k) =
+                    if self.bool(cond, span)? { (then_body, 0) } else { (else_body, 1) };
+                let sub = ann.subs.get(k).ok_or_else(|| err(span, "internal error: annotation"))?;
+                let vals = self.exec_body(body, sub, span)?;
+                // The statement's pattern checks the sizes; here only types and ranks.
+                if ret.len() != vals.len()
+                    || ret
+                        .iter()
+                        .zip(&vals)
+                        .any(|(t, v)| t.elem() != v.elem() || t.rank() != v.shape().len())
+                {
+                    return Err(err(
+                        span,
+                        "internal error: `if` branch results do not match its type",
+                    ));
+                }
+                Ok(Out::Many(vals))
+            }
+            Exp::Loop { params, form, body } => self.exec_loop(params, form, body, ann, span),
+            Exp::Map { w, lam, arrs } => self.map(w, lam, arrs, ann, span),
+            Exp::Reduce { w, lam, neutral, arrs, .. } => {
+                self.reduce(w, lam, neutral, arrs, ann, span)
+            }
+            Exp::Scan { w, lam, neutral, arrs } => self.scan(w, lam, neutral, arrs, ann, span),
+            Exp::Scatter { dest, idx, vals, w } => self.scatter(*dest, idx, *vals, w, ann, span),
+            Exp::Hist { dest, lam, is, vs, w, .. } => self.hist(dest, lam, *is, vs, w, ann, span),
+            Exp::Assert { cond, msg, vals } => {
+                if !self.bool(cond, span)? {
+                    let vals = vals.iter().map(|a| self.atom(a, span)).collect::<Res<Vec<_>>>()?;
+                    return Err(err(span, format_message(msg, &vals)));
+                }
+                Ok(Out::Many(Vec::new()))
+            }
+        }
+    }
+
+    /// The array expressions, apart from `exp` so that their locals stay out of the frames of
+    /// nested evaluation (which recurses through `exp`).
+    #[inline(never)]
+    fn array_exp(&mut self, e: &'p Exp, ann: &'p StmAnn, span: Span) -> Res<Out> {
+        match e {
             Exp::Index { arr, idx } => {
                 let a = self.array(*arr, span)?;
                 if let Some(off) = self.element_offset(a.shape(), idx, span)? {
@@ -575,54 +638,11 @@ impl<'p> Interp<'p> {
                 Ok(Out::One(Val::Arr(st.finish(&self.meter, &inner).map_err(|m| err(span, m))?)))
             }
             // Copy-on-write makes sharing the buffer indistinguishable from copying it.
-            Exp::Copy(v) => Ok(Out::One(self.take(*v, ann, span)?)),
-            Exp::Apply { fun, args } => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(match a {
-                        Atom::Var(v) => self.take(*v, ann, span)?,
-                        Atom::Const(p) => Val::Prim(*p),
-                    });
-                }
-                Ok(Out::Many(self.call(*fun, vals, span)?))
-            }
-            Exp::If { cond, then_body, else_body, ret } => {
-                let (body, k) =
-                    if self.bool(cond, span)? { (then_body, 0) } else { (else_body, 1) };
-                let sub = ann.subs.get(k).ok_or_else(|| err(span, "internal error: annotation"))?;
-                let vals = self.exec_body(body, sub, span)?;
-                // The statement's pattern checks the sizes; here only types and ranks.
-                if ret.len() != vals.len()
-                    || ret
-                        .iter()
-                        .zip(&vals)
-                        .any(|(t, v)| t.elem() != v.elem() || t.rank() != v.shape().len())
-                {
-                    return Err(err(
-                        span,
-                        "internal error: `if` branch results do not match its type",
-                    ));
-                }
-                Ok(Out::Many(vals))
-            }
-            Exp::Loop { params, form, body } => self.exec_loop(params, form, body, ann, span),
-            Exp::Map { w, lam, arrs } => self.map(w, lam, arrs, ann, span),
-            Exp::Reduce { w, lam, neutral, arrs, .. } => {
-                self.reduce(w, lam, neutral, arrs, ann, span)
-            }
-            Exp::Scan { w, lam, neutral, arrs } => self.scan(w, lam, neutral, arrs, ann, span),
-            Exp::Scatter { dest, idx, vals, w } => self.scatter(*dest, idx, *vals, w, ann, span),
-            Exp::Hist { dest, lam, is, vs, w, .. } => self.hist(dest, lam, *is, vs, w, ann, span),
-            Exp::Assert { cond, msg, vals } => {
-                if !self.bool(cond, span)? {
-                    let vals = vals.iter().map(|a| self.atom(a, span)).collect::<Res<Vec<_>>>()?;
-                    return Err(err(span, format_message(msg, &vals)));
-                }
-                Ok(Out::Many(Vec::new()))
-            }
+            _ => Err(err(span, "internal error: not an array expression")),
         }
     }
 
+    #[inline(never)]
     fn exec_loop(
         &mut self,
         params: &'p [(Param, Atom)],
@@ -674,6 +694,7 @@ impl<'p> Interp<'p> {
 
     /// Call function `fun`: check the arguments against its parameters and the results against
     /// its declared types. `span` is the call's.
+    #[inline(never)]
     pub fn call(&mut self, fun: usize, args: Vec<Val>, span: Span) -> Res<Vec<Val>> {
         let prog = self.prog;
         let (Some(f), Some(ann)) = (prog.funs.get(fun), self.funs.get(fun)) else {

@@ -11,6 +11,16 @@
 //! function's parameters and results, every lambda's parameters and results and every loop's
 //! parameters (each iteration) are checked against their declared types, so the sizes that
 //! lowering asserts surface as `size mismatch` errors at the statement's span.
+//!
+//! Where Futhark leaves a result open, the reference picks one (details in `prim_ops` and `soac`):
+//! shifts by at least the width shift every bit out; float → int conversion gives 0 for NaN and
+//! ±inf and wraps other out-of-range values; `reduce` and `scan` fold left to right (backends may
+//! reassociate); of duplicate `scatter` indices the last write wins. Which error is reported when
+//! several elements of a `map` fail is not specified.
+//!
+//! Every error is a [`Diagnostic`]: `Phase::Value` for arguments that do not fit the entry point,
+//! `Phase::Runtime` with the failing statement's span for everything else (messages starting
+//! with `internal error` point at inconsistent IR rather than at the program).
 
 mod array;
 mod data;

@@ -103,6 +103,7 @@ impl<'p> Interp<'p> {
         Ok(res)
     }
 
+    #[inline(never)]
     pub(super) fn map(
         &mut self,
         w: &Atom,
@@ -146,6 +147,7 @@ impl<'p> Interp<'p> {
         Ok(Out::Many(out))
     }
 
+    #[inline(never)]
     pub(super) fn reduce(
         &mut self,
         w: &Atom,
@@ -169,6 +171,7 @@ impl<'p> Interp<'p> {
         Ok(Out::Many(acc))
     }
 
+    #[inline(never)]
     pub(super) fn scan(
         &mut self,
         w: &Atom,
@@ -216,6 +219,7 @@ impl<'p> Interp<'p> {
             .ok_or_else(|| err(span, "internal error: indices must be integers"))
     }
 
+    #[inline(never)]
     pub(super) fn scatter(
         &mut self,
         dest: Var,
@@ -274,6 +278,7 @@ impl<'p> Interp<'p> {
         Ok(Out::One(Val::Arr(d)))
     }
 
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn hist(
         &mut self,

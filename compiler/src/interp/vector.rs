@@ -393,6 +393,7 @@ fn fold_float<F: Float + Elem>(
 impl<'p> Interp<'p> {
     /// `map lam arrays` column-wise, if `lam` is scalar code over one-dimensional arrays and
     /// every free variable it uses is a scalar; `None` means "use the general path".
+    #[inline(never)]
     pub(super) fn map_columns(
         &mut self,
         lam: &'p Lambda,
@@ -481,6 +482,7 @@ impl<'p> Interp<'p> {
     /// `reduce`/`scan` of one one-dimensional array with a single-operator function, typed;
     /// `None` means "use the general path". Returns the final value and, for a scan, every
     /// intermediate one.
+    #[inline(never)]
     pub(super) fn fold_operator(
         &mut self,
         lam: &'p Lambda,

@@ -54,6 +54,9 @@ pub fn kf32(x: f32) -> Atom {
 pub struct Prog {
     pub prog: ir::Program,
     spans: u32,
+    /// The program breaks an IR rule on purpose (the interpreter must still not panic);
+    /// otherwise `ir::validate` must accept it before it runs.
+    pub invalid: bool,
 }
 
 impl Prog {
@@ -178,6 +181,11 @@ pub fn call_with(
     args: Vec<Value>,
     limits: &Limits,
 ) -> Result<Vec<Value>, Diagnostic> {
+    if !p.invalid {
+        if let Err(m) = crate::ir::validate::validate(&p.prog) {
+            panic!("invalid IR: {m}\n{}", crate::ir::print::print_program(&p.prog));
+        }
+    }
     let analysis = liveness::analyse(&p.prog, limits.max_depth)?;
     let meter = Meter::new(limits.max_live_elements);
     let vals = args

@@ -95,6 +95,10 @@ fn map_with_irregular_results_is_a_size_error() {
         let lam = lambda(vec![x], lb.finish(vec![v(r)]), vec![arr(I64, &[d(xv)])]);
         Exp::Map { w: v(n), lam, arrs: vec![xs] }
     });
+    // Invalid on purpose: the result type names the function's own parameter, so the sizes can
+    // only be compared between iterations.
+    let mut p = p;
+    p.invalid = true;
     let span = p.prog.funs[0].body.stms[0].span;
     let e = fails(&p, 0, vec![s64(2), a64(&[2], &[3, 4])]);
     assert_eq!(
