@@ -66,18 +66,13 @@ fn may_alias(t: Option<&Type>) -> bool {
     }
 }
 
-/// Is this a unique type (`*[n]t`, or a tuple of unique arrays and primitives)?
-pub(crate) fn unique_type(t: &Type) -> bool {
+/// Does a parameter of this type consume its argument? As in Futhark, a `*` anywhere inside a
+/// tuple or record makes the whole parameter consuming.
+fn consuming_type(t: &Type) -> bool {
     match t {
         Type::Array { unique, .. } => *unique,
-        Type::Tuple(ts) => {
-            ts.iter().any(|t| may_alias(Some(t)))
-                && ts.iter().all(|t| unique_type(t) || !may_alias(Some(t)))
-        }
-        Type::Record(fs) => {
-            fs.values().any(|t| may_alias(Some(t)))
-                && fs.values().all(|t| unique_type(t) || !may_alias(Some(t)))
-        }
+        Type::Tuple(ts) => ts.iter().any(consuming_type),
+        Type::Record(fs) => fs.values().any(consuming_type),
         _ => false,
     }
 }
@@ -142,7 +137,7 @@ impl<'a> AliasCheck<'a> {
         match &p.kind {
             PatKind::Var(n) => {
                 let kind = if param {
-                    RootKind::Param(self.pats.get(&p.id).is_some_and(unique_type))
+                    RootKind::Param(self.pats.get(&p.id).is_some_and(consuming_type))
                 } else {
                     RootKind::Local
                 };
@@ -265,6 +260,19 @@ impl<'a> AliasCheck<'a> {
         }
     }
 
+    /// The value written by an in-place update must not share memory with the array updated.
+    fn overlap(&mut self, value: &Expr, value_aliases: &Aliases, target: &Aliases) {
+        if value_aliases.intersection(target).next().is_some() {
+            self.errors.push(
+                Diagnostic::ty(
+                    value.span,
+                    "the value written by an in-place update may alias the array it updates",
+                )
+                .with_hint("use `copy` to remove the aliasing from the value"),
+            );
+        }
+    }
+
     fn unique_param(&self, fun: &Expr, index: usize) -> bool {
         let mut t = self.types.get(&fun.id);
         for _ in 0..index {
@@ -273,7 +281,7 @@ impl<'a> AliasCheck<'a> {
                 _ => None,
             };
         }
-        matches!(t, Some(Type::Arrow { from, .. }) if unique_type(from))
+        matches!(t, Some(Type::Arrow { from, .. }) if consuming_type(from))
     }
 
     fn result(&self, e: &Expr, parts: Aliases) -> Aliases {
@@ -476,11 +484,12 @@ impl<'a> AliasCheck<'a> {
             }
             ExprKind::LetWith { name, name_span, indices, value, body } => {
                 self.dims(indices);
-                self.expr(value);
+                let va = self.expr(value);
                 let var = Expr { kind: ExprKind::Var(name.clone()), span: *name_span, id: e.id };
                 if let Some(i) = self.lookup(name) {
                     self.use_var(i, *name_span);
                     let roots = self.vars[i].roots.clone();
+                    self.overlap(value, &va, &roots);
                     self.consume(&var, &roots, "an in-place update");
                 }
                 let mark = self.vars.len();
@@ -493,7 +502,8 @@ impl<'a> AliasCheck<'a> {
             ExprKind::Update(x, ds, v) => {
                 let xa = self.expr(x);
                 self.dims(ds);
-                self.expr(v);
+                let va = self.expr(v);
+                self.overlap(v, &va, &xa);
                 self.consume(x, &xa, "an in-place update");
                 Aliases::new()
             }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::diag::Diagnostic;
+use crate::prim::PrimType;
 use crate::syntax::ast::{self, Dec, NodeId, TypeDec, TypeParam, ValDec};
 
 use super::alias::AliasCheck;
@@ -26,13 +27,27 @@ struct Checker {
     errors: Vec<Diagnostic>,
     /// Counter for invented names, shared by all definitions so they never clash.
     next_name: u32,
+    /// When set, each user definition's constraints are printed here, before solving.
+    constraints: Option<String>,
 }
 
 pub(crate) fn check_program(
     program: &ast::Program,
     parse_sig: ParseSig,
 ) -> Result<CheckedProgram, Vec<Diagnostic>> {
-    let prelude = prelude::parse_prelude(program.next_id)?;
+    check_recording(program, parse_sig, false).0
+}
+
+/// Check, and optionally print the constraints generated for each user definition.
+pub(crate) fn check_recording(
+    program: &ast::Program,
+    parse_sig: ParseSig,
+    record: bool,
+) -> (Result<CheckedProgram, Vec<Diagnostic>>, String) {
+    let prelude = match prelude::parse_prelude(program.next_id) {
+        Ok(p) => p,
+        Err(es) => return (Err(es), String::new()),
+    };
     let prelude_decs = prelude.decs.len();
     let mut decs = prelude.decs;
     decs.extend(program.decs.iter().cloned());
@@ -44,8 +59,12 @@ pub(crate) fn check_program(
         schemes: Vec::new(),
         errors: Vec::new(),
         next_name: 0,
+        constraints: None,
     };
-    for d in &combined.decs {
+    for (i, d) in combined.decs.iter().enumerate() {
+        if record && i == prelude_decs {
+            c.constraints = Some(String::new());
+        }
         match d {
             Dec::Type(t) => {
                 c.type_dec(t);
@@ -62,15 +81,16 @@ pub(crate) fn check_program(
     sig_errors.dedup();
     errors.extend(sig_errors);
     if !errors.is_empty() {
-        return Err(errors);
+        return (Err(errors), c.constraints.unwrap_or_default());
     }
-    Ok(CheckedProgram {
+    let cp = CheckedProgram {
         program: combined,
         prelude_decs,
         expr_types: c.expr_types,
         pat_types: c.pat_types,
         schemes: c.schemes,
-    })
+    };
+    (Ok(cp), c.constraints.unwrap_or_default())
 }
 
 impl Checker {
@@ -90,12 +110,34 @@ impl Checker {
         let mut gen = Gen::new(&self.globals, store);
         let typing = gen.def(v);
         let too_deep = gen.too_deep;
-        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, .. } = gen;
+        if let Some(out) = &mut self.constraints {
+            out.push_str(&format!("{}:\n", v.name));
+            for c in &gen.cs {
+                out.push_str(&format!("  {c}\n"));
+            }
+        }
+        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, int_literals, .. } = gen;
 
         let mut solver = Solver::new(&mut store);
         solver.solve(cs);
         errors.append(&mut solver.errors);
         let app_unique = std::mem::take(&mut solver.app_unique);
+        for (v, t, span) in int_literals {
+            if let Ty::Prim(PrimType::Int(it)) = store.resolve(&t) {
+                // A literal is a magnitude (`-128` is `-(128)`), so signed types allow 2^(bits-1).
+                let max: i128 =
+                    if it.signed() { 1 << (it.bits() - 1) } else { (1 << it.bits()) - 1 };
+                if v > max {
+                    errors.push(
+                        Diagnostic::ty(
+                            span,
+                            format!("literal `{v}` is out of range for `{}`", it.name()),
+                        )
+                        .with_label(format!("this is a `{}`", it.name())),
+                    );
+                }
+            }
+        }
 
         let all: Vec<&Ty> = expr_ty.values().chain(pat_ty.values()).collect();
         let mut ambiguous = Vec::new();

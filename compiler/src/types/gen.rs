@@ -7,14 +7,16 @@ use std::collections::HashMap;
 use crate::diag::{Diagnostic, Span};
 use crate::prim::PrimType;
 use crate::syntax::ast::{
-    DimIndex, Expr, ExprKind, Literal, LoopForm, Name, NodeId, Pat, PatKind, RangeEnd, RecordField,
-    TypeExp, TypeParam, ValDec,
+    Expr, ExprKind, Literal, Name, NodeId, Pat, PatKind, RecordField, TypeExp, TypeParam, ValDec,
 };
 
-use super::constraint::{ApplyInfo, ArgSize, Constraint, IndexDim, Kind, Reason, SliceSize};
+use super::constraint::{Constraint, Kind, Reason};
 use super::env::Globals;
 use super::ity::{Dim, PrimSet, Store, TVar, Ty};
 use super::typeexp::{did_you_mean, free_size_names, AnySize, Conv};
+
+mod arrays;
+mod ops;
 
 /// How deeply expressions may nest before the checker gives up (guards the native stack).
 pub(crate) const MAX_DEPTH: usize = 500;
@@ -61,8 +63,8 @@ pub(crate) struct Gen<'g> {
     depth: usize,
     /// Functions being defined (for the "no recursion" hint).
     defining: Vec<Name>,
-    /// Anonymous size parameters (`[]` in a definition's parameters) invented so far.
-    implicit_sizes: Vec<Name>,
+    /// Integer literals without a suffix: their value must fit the type they get.
+    pub int_literals: Vec<(i128, Ty, Span)>,
     pub too_deep: bool,
 }
 
@@ -91,7 +93,7 @@ impl<'g> Gen<'g> {
             tparams: Vec::new(),
             depth: 0,
             defining: Vec::new(),
-            implicit_sizes: Vec::new(),
+            int_literals: Vec::new(),
             too_deep: false,
         }
     }
@@ -154,9 +156,9 @@ impl<'g> Gen<'g> {
                 }
             }
         }
-        // `[]` in a parameter's type is an anonymous size parameter, rigid like `[n]`.
-        let (param_tys, names, hidden) = self.params(&d.params, AnySize::SizeParam);
-        size_params.append(&mut self.implicit_sizes);
+        // `[]` in a parameter's type is a size to infer. (Futhark makes it a fresh, rigid size
+        // parameter; inferring accepts a superset of programs, see the report in mod.rs.)
+        let (param_tys, names, hidden) = self.params(&d.params, AnySize::Infer);
         let ret = d.ret.as_ref().map(|te| self.ret_type(te));
         let body = self.expr(&d.body);
         let ret_ty = self.check_ret(ret, body, d.body.span, hidden);
@@ -262,9 +264,6 @@ impl<'g> Gen<'g> {
         let t = conv.ty(te);
         self.errors.append(&mut conv.errors);
         let invented = std::mem::take(&mut conv.invented);
-        if any == AnySize::SizeParam {
-            self.implicit_sizes.extend(invented.iter().cloned());
-        }
         for (ty, span) in uses {
             self.eq(Ty::i64(), ty, span, Reason::SizeVar(span));
         }
@@ -321,7 +320,11 @@ impl<'g> Gen<'g> {
     fn literal(&mut self, l: &Literal, span: Span) -> Ty {
         match l {
             Literal::Int(_, Some(t)) => Ty::Prim(PrimType::Int(*t)),
-            Literal::Int(_, None) => self.store.fresh_prim(PrimSet::numeric(), span),
+            Literal::Int(v, None) => {
+                let t = self.store.fresh_prim(PrimSet::numeric(), span);
+                self.int_literals.push((*v, t.clone(), span));
+                t
+            }
             Literal::Float(_, Some(t)) => Ty::Prim(PrimType::Float(*t)),
             Literal::Float(_, None) => self.store.fresh_prim(PrimSet::floats(), span),
             Literal::Bool(_) => Ty::bool(),
@@ -716,396 +719,6 @@ impl<'g> Gen<'g> {
             }
         }
         self.errors.push(d);
-    }
-
-    fn arg_size(&self, a: &Expr) -> ArgSize {
-        match &a.kind {
-            ExprKind::Var(n) if self.lookup_local(n).is_some() => ArgSize::Var(n.clone()),
-            ExprKind::Literal(Literal::Int(v, None | Some(crate::prim::IntType::I64))) => {
-                i64::try_from(*v).map_or(ArgSize::Other, ArgSize::Const)
-            }
-            _ => ArgSize::Other,
-        }
-    }
-
-    fn apply_info(
-        &self,
-        callee: Option<Name>,
-        index: usize,
-        fun_span: Span,
-        a: &Expr,
-        node: NodeId,
-    ) -> ApplyInfo {
-        ApplyInfo {
-            callee: callee.clone(),
-            index,
-            fun_span,
-            arg_span: a.span,
-            arg_name: match &a.kind {
-                ExprKind::Var(n) => Some(n.clone()),
-                _ => None,
-            },
-            arg_size: self.arg_size(a),
-            fresh: callee.as_deref() == Some("copy")
-                && self.lookup_local("copy").is_none()
-                && self.globals.is_intrinsic("copy"),
-            node,
-        }
-    }
-
-    /// `f a1 .. an`, typed one argument at a time.
-    fn apply_spine(&mut self, e: &Expr) -> Ty {
-        let mut args = Vec::new();
-        let mut cur = e;
-        while let ExprKind::Apply(f, a) = &cur.kind {
-            args.push((a.as_ref(), cur));
-            cur = f;
-        }
-        args.reverse();
-        let callee = match &cur.kind {
-            ExprKind::Var(n) => Some(n.clone()),
-            _ => None,
-        };
-        let mut ft = self.expr(cur);
-        for (i, (a, node)) in args.into_iter().enumerate() {
-            let at = self.expr(a);
-            let result = self.fresh(node.span);
-            let info = self.apply_info(callee.clone(), i, cur.span, a, node.id);
-            self.push(
-                Kind::Apply { fun: ft, arg: at, result: result.clone(), info },
-                a.span,
-                Reason::None,
-            );
-            self.expr_ty.insert(node.id, result.clone());
-            ft = result;
-        }
-        ft
-    }
-
-    fn binop(&mut self, e: &Expr, op: &str, op_span: Span, lhs: &Expr, rhs: &Expr) -> Ty {
-        let apply =
-            |g: &mut Self, fun: Ty, fun_span: Span, callee: Option<Name>, args: &[&Expr]| {
-                let mut ft = fun;
-                for (i, a) in args.iter().enumerate() {
-                    let at = g.expr(a);
-                    let result = g.fresh(e.span);
-                    let info = g.apply_info(callee.clone(), i, fun_span, a, e.id);
-                    g.push(
-                        Kind::Apply { fun: ft, arg: at, result: result.clone(), info },
-                        a.span,
-                        Reason::None,
-                    );
-                    ft = result;
-                }
-                ft
-            };
-        match op {
-            "|>" => {
-                // Evaluate the argument first, as written.
-                let at = self.expr(lhs);
-                let ft = self.expr(rhs);
-                let callee = var_name(rhs);
-                let result = self.fresh(e.span);
-                let info = self.apply_info(callee, 0, rhs.span, lhs, e.id);
-                self.push(
-                    Kind::Apply { fun: ft, arg: at, result: result.clone(), info },
-                    lhs.span,
-                    Reason::None,
-                );
-                result
-            }
-            "<|" => {
-                let ft = self.expr(lhs);
-                apply(self, ft, lhs.span, var_name(lhs), &[rhs])
-            }
-            _ if !is_operator(op) => {
-                // A backticked function: x `f` y is f x y.
-                let ft = self.var(op, op_span);
-                apply(self, ft, op_span, Some(op.to_string()), &[lhs, rhs])
-            }
-            _ => {
-                let lt = self.expr(lhs);
-                let rt = self.expr(rhs);
-                let operand = Reason::Operand { op: op.to_string(), other: lhs.span };
-                let opr = Reason::Operator { op: op.to_string() };
-                let prim = |g: &mut Self, set: PrimSet| {
-                    g.push(Kind::Prim { ty: lt.clone(), set }, lhs.span, opr.clone());
-                    g.eq(lt.clone(), rt.clone(), rhs.span, operand.clone());
-                };
-                if ARITH.contains(&op) {
-                    prim(self, PrimSet::numeric());
-                    lt
-                } else if BITWISE.contains(&op) {
-                    prim(self, PrimSet::ints());
-                    lt
-                } else if ORDER.contains(&op) {
-                    prim(self, PrimSet::ordered());
-                    Ty::bool()
-                } else if op == "==" || op == "!=" {
-                    self.eq(lt.clone(), rt, rhs.span, operand);
-                    self.push(
-                        Kind::NoFun { ty: lt, what: "functions cannot be compared" },
-                        lhs.span,
-                        Reason::None,
-                    );
-                    Ty::bool()
-                } else if op == "&&" || op == "||" {
-                    self.eq(Ty::bool(), lt, lhs.span, opr.clone());
-                    self.eq(Ty::bool(), rt, rhs.span, opr);
-                    Ty::bool()
-                } else if op == "++" {
-                    let elem = self.fresh(e.span);
-                    let a = Ty::array(self.store.fresh_dim(), elem.clone());
-                    let b = Ty::array(self.store.fresh_dim(), elem.clone());
-                    self.eq(a, lt, lhs.span, opr);
-                    self.eq(b, rt, rhs.span, operand);
-                    let k = self.store.existential("the size of this concatenation", e.span);
-                    Ty::Array { dim: k, elem: Box::new(elem), unique: true }
-                } else {
-                    // `>->` and `<-<`: function composition.
-                    let (a, b, c) = (self.fresh(e.span), self.fresh(e.span), self.fresh(e.span));
-                    let (first, second) = if op == ">->" { (lhs, rhs) } else { (rhs, lhs) };
-                    let (tf, tg) = if op == ">->" { (lt, rt) } else { (rt, lt) };
-                    self.eq(Ty::arrow(a.clone(), b.clone()), tf, first.span, opr.clone());
-                    self.eq(Ty::arrow(b, c.clone()), tg, second.span, opr);
-                    Ty::arrow(a, c)
-                }
-            }
-        }
-    }
-
-    /// The operand and result types of an operator used as a function (sections).
-    fn op_sig(&mut self, op: &str, span: Span) -> (Ty, Ty, Ty) {
-        let reason = Reason::Operator { op: op.to_string() };
-        let prim = |g: &mut Self, set: PrimSet| {
-            let t = g.fresh(span);
-            g.push(Kind::Prim { ty: t.clone(), set }, span, reason.clone());
-            t
-        };
-        if ARITH.contains(&op) {
-            let t = prim(self, PrimSet::numeric());
-            (t.clone(), t.clone(), t)
-        } else if BITWISE.contains(&op) {
-            let t = prim(self, PrimSet::ints());
-            (t.clone(), t.clone(), t)
-        } else if ORDER.contains(&op) {
-            let t = prim(self, PrimSet::ordered());
-            (t.clone(), t, Ty::bool())
-        } else if op == "==" || op == "!=" {
-            let t = self.fresh(span);
-            self.push(
-                Kind::NoFun { ty: t.clone(), what: "functions cannot be compared" },
-                span,
-                Reason::None,
-            );
-            (t.clone(), t, Ty::bool())
-        } else if op == "&&" || op == "||" {
-            (Ty::bool(), Ty::bool(), Ty::bool())
-        } else if op == "++" {
-            let elem = self.fresh(span);
-            let a = Ty::array(self.store.fresh_dim(), elem.clone());
-            let b = Ty::array(self.store.fresh_dim(), elem.clone());
-            let k = self.store.per_app_existential("the size of a concatenation", span);
-            (a, b, Ty::Array { dim: k, elem: Box::new(elem), unique: true })
-        } else if op == "|>" || op == "<|" {
-            let (a, b) = (self.fresh(span), self.fresh(span));
-            let f = Ty::arrow(a.clone(), b.clone());
-            if op == "|>" {
-                (a, f, b)
-            } else {
-                (f, a, b)
-            }
-        } else if op == ">->" || op == "<-<" {
-            let (a, b, c) = (self.fresh(span), self.fresh(span), self.fresh(span));
-            let f = Ty::arrow(a.clone(), b.clone());
-            let g = Ty::arrow(b, c.clone());
-            if op == ">->" {
-                (f, g, Ty::arrow(a, c))
-            } else {
-                (g, f, Ty::arrow(a, c))
-            }
-        } else {
-            // A backticked function in a section.
-            let ft = self.var(op, span);
-            let (a, b, c) = (self.fresh(span), self.fresh(span), self.fresh(span));
-            self.eq(Ty::arrow(a.clone(), Ty::arrow(b.clone(), c.clone())), ft, span, Reason::None);
-            (a, b, c)
-        }
-    }
-
-    fn index_dims(&mut self, dims: &[DimIndex]) -> Vec<IndexDim> {
-        let mut out = Vec::new();
-        for d in dims {
-            match d {
-                DimIndex::Fix(i) => {
-                    let t = self.expr(i);
-                    self.eq(Ty::i64(), t, i.span, Reason::IndexValue);
-                    out.push(IndexDim::Fix);
-                }
-                DimIndex::Slice { start, end, stride } => {
-                    for x in [start, end, stride].into_iter().flatten() {
-                        let t = self.expr(x);
-                        self.eq(Ty::i64(), t, x.span, Reason::IndexValue);
-                    }
-                    out.push(IndexDim::Slice(self.slice_size(
-                        start.as_ref(),
-                        end.as_ref(),
-                        stride.as_ref(),
-                    )));
-                }
-            }
-        }
-        out
-    }
-
-    fn slice_size(
-        &self,
-        start: Option<&Expr>,
-        end: Option<&Expr>,
-        stride: Option<&Expr>,
-    ) -> SliceSize {
-        let unit_stride = stride.is_none_or(|s| int_literal(s) == Some(1));
-        let zero_start = start.is_none_or(|s| int_literal(s) == Some(0));
-        if !unit_stride || !zero_start {
-            return SliceSize::Unknown;
-        }
-        match end {
-            None => SliceSize::Whole,
-            Some(x) => match (&x.kind, int_literal(x)) {
-                (_, Some(k)) => {
-                    i64::try_from(k).map_or(SliceSize::Unknown, |k| SliceSize::Known(Dim::Const(k)))
-                }
-                (ExprKind::Var(n), _) if self.lookup_local(n).is_some() => {
-                    SliceSize::Known(Dim::Name(n.clone()))
-                }
-                _ => SliceSize::Unknown,
-            },
-        }
-    }
-
-    fn range_size(
-        &mut self,
-        start: &Expr,
-        second: bool,
-        end: &Expr,
-        kind: RangeEnd,
-        elem: &Ty,
-        span: Span,
-    ) -> Dim {
-        let (a, b) = (int_literal(start), int_literal(end));
-        if !second {
-            let known = match (kind, a, b) {
-                (RangeEnd::UpToExclusive, Some(a), Some(b)) => Some((b - a).max(0)),
-                (RangeEnd::Inclusive, Some(a), Some(b)) => Some((b - a + 1).max(0)),
-                (RangeEnd::DownToExclusive, Some(a), Some(b)) => Some((a - b).max(0)),
-                _ => None,
-            };
-            if let Some(k) = known.and_then(|k| i64::try_from(k).ok()) {
-                return Dim::Const(k);
-            }
-            if let (RangeEnd::UpToExclusive, Some(0), ExprKind::Var(n)) = (kind, a, &end.kind) {
-                if self.lookup_local(n).is_some() {
-                    // `0..<n` has size `n` when `n` is an `i64`; the solver decides.
-                    let d = self.store.fresh_dim();
-                    self.push(
-                        Kind::RangeSize { elem: elem.clone(), name: n.clone(), dim: d.clone() },
-                        span,
-                        Reason::None,
-                    );
-                    return d;
-                }
-            }
-        }
-        self.store.existential("the size of this range", span)
-    }
-
-    fn loop_expr(
-        &mut self,
-        span: Span,
-        pat: &Pat,
-        init: Option<&Expr>,
-        form: &LoopForm,
-        body: &Expr,
-    ) -> Ty {
-        let ti = match init {
-            Some(x) => self.expr(x),
-            None => self.pat_from_scope(pat),
-        };
-        // The loop's bound or array is evaluated before the loop, outside its scope.
-        let form_ty = match form {
-            LoopForm::For { bound, .. } => {
-                let t = self.expr(bound);
-                self.push(
-                    Kind::Prim { ty: t.clone(), set: PrimSet::ints() },
-                    bound.span,
-                    Reason::LoopBound,
-                );
-                Some(t)
-            }
-            LoopForm::ForIn(_, xs) => {
-                let t = self.expr(xs);
-                let elem = self.fresh(xs.span);
-                let d = self.store.fresh_dim();
-                self.eq(Ty::array(d, elem.clone()), t, xs.span, Reason::None);
-                Some(elem)
-            }
-            LoopForm::While(_) => None,
-        };
-        let mark = self.locals.len();
-        let mut bound = Vec::new();
-        let tp = self.pat(pat, AnySize::Infer, &mut bound);
-        self.push(
-            Kind::LoopParam { param: tp.clone(), init: ti.clone() },
-            pat.span,
-            Reason::LoopInit(pat.span),
-        );
-        let mut names: Vec<Name> = bound.iter().map(|(n, _, _)| n.clone()).collect();
-        self.bind(bound);
-        match (form, form_ty) {
-            (LoopForm::For { var, .. }, Some(t)) => {
-                names.push(var.clone());
-                self.locals.push(Local { name: var.clone(), ty: t, kind: LocalKind::Value });
-            }
-            (LoopForm::ForIn(p, _), Some(elem)) => {
-                let mut b = Vec::new();
-                let t = self.pat(p, AnySize::Infer, &mut b);
-                self.eq(t, elem, p.span, Reason::Pattern);
-                names.extend(b.iter().map(|(n, _, _)| n.clone()));
-                self.bind(b);
-            }
-            (LoopForm::While(c), _) => {
-                let t = self.expr(c);
-                self.eq(Ty::bool(), t, c.span, Reason::WhileCond);
-            }
-            _ => {}
-        }
-        let tb = self.expr(body);
-        self.push(
-            Kind::LoopResult { param: tp.clone(), init: ti, body: tb },
-            body.span,
-            Reason::LoopBody(pat.span),
-        );
-        self.locals.truncate(mark);
-        self.escape(tp, names, span)
-    }
-
-    /// `loop (x, y) for ...` without an initial value: the pattern's variables from the scope.
-    fn pat_from_scope(&mut self, p: &Pat) -> Ty {
-        match &p.kind {
-            PatKind::Var(n) => match self.lookup_local(n) {
-                Some(l) => l.ty.clone(),
-                None => {
-                    self.unknown_var(n, p.span);
-                    Ty::Err
-                }
-            },
-            PatKind::Tuple(ps) => Ty::Tuple(ps.iter().map(|q| self.pat_from_scope(q)).collect()),
-            PatKind::Record(fs) => {
-                Ty::Record(fs.iter().map(|(n, q)| (n.clone(), self.pat_from_scope(q))).collect())
-            }
-            PatKind::Ascribed(q, _) => self.pat_from_scope(q),
-            _ => self.fresh(p.span),
-        }
     }
 }
 

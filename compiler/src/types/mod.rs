@@ -27,6 +27,15 @@
 //!   from the operand and `BinOp` node types. `x |> f` is `f x`, `f <| x` is `f x`.
 //! - Local functions (`let f ... = ... in`) are monomorphic, except in their explicit size
 //!   parameters, which are instantiated at each use; their parameters' types mention those names.
+//! - In a `Scheme`, `TyVar(i)` is the `i`-th entry of `type_params` (numbered per definition).
+//!   Sizes in its type are `size_params`, names bound by a named arrow parameter, or (only in the
+//!   final result) existentials. A result that aliases no parameter is marked unique (`*`).
+//! - The prelude's node ids come after the user's (`program.next_id` covers both).
+//!
+//! Deliberate differences from Futhark: `[]` in a parameter's type is a size to infer (Futhark
+//! makes it a distinct size parameter, so it rejects some programs this accepts); local functions
+//! are not generalised (DESIGN.md); an unlifted type parameter may be instantiated with an
+//! existentially sized type (irregularity is then a run-time error).
 
 mod alias;
 mod checker;
@@ -80,4 +89,10 @@ pub struct CheckedProgram {
 /// (later definitions are checked with an erroneous one's uses left unconstrained).
 pub fn check(program: &ast::Program) -> Result<CheckedProgram, Vec<Diagnostic>> {
     checker::check_program(program, prelude::parse_sig)
+}
+
+/// The constraints generated for each user definition, one per line, as the solver receives them
+/// (for `ogham show`-style debugging of inference).
+pub fn print_constraints(program: &ast::Program) -> String {
+    checker::check_recording(program, prelude::parse_sig, true).1
 }

@@ -28,8 +28,6 @@ pub(crate) enum AnySize {
     Existential,
     /// A function result's existential, fresh at every application (return types).
     PerApp,
-    /// An anonymous size parameter (`[]` in the parameters of a top-level definition).
-    SizeParam,
 }
 
 /// Converts type expressions. In scheme mode (no store), `[]` becomes a placeholder name listed in
@@ -80,7 +78,6 @@ impl<'a> Conv<'a> {
             Some(store) => {
                 let d = match self.any {
                     AnySize::Infer => return store.fresh_dim(),
-                    AnySize::SizeParam => Dim::Name(store.fresh_size_param()),
                     AnySize::Existential => store.existential(what, span),
                     AnySize::PerApp => store.per_app_existential(what, span),
                 };

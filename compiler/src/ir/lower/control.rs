@@ -1,5 +1,7 @@
 //! Control flow: `if`, `match` (a chain of `If`s on pattern tests) and loops.
 
+use super::pat::leaf_shapes;
+use crate::types::Type as SType;
 use std::collections::{HashMap, HashSet};
 
 use super::builder::{array_ty, boolc, dim_atom, i64t, shape};
@@ -13,7 +15,7 @@ use crate::syntax::ast::{Expr, Literal, LoopForm as SLoopForm, Pat, PatKind};
 
 impl<'a> Lowerer<'a> {
     /// Lower `e` into a new body; on error the body is discarded.
-    fn branch(&mut self, e: &'a Expr, env: &Env<'a>) -> LResult<(Body, SVal<'a>)> {
+    pub(crate) fn branch(&mut self, e: &'a Expr, env: &Env<'a>) -> LResult<(Body, SVal<'a>)> {
         let mark = self.b.depth();
         self.b.open();
         match self.expr(e, env) {
@@ -46,7 +48,7 @@ impl<'a> Lowerer<'a> {
 
     /// Emit `if cond then .. else ..` from two lowered branches; dims on which the branches
     /// disagree (or that are computed inside them) become existential results.
-    fn join(
+    pub(crate) fn join(
         &mut self,
         cond: Atom,
         then_b: (Body, SVal<'a>),
@@ -125,7 +127,7 @@ impl<'a> Lowerer<'a> {
         self.match_cases(&v, cases, env)
     }
 
-    fn match_cases(
+    pub(crate) fn match_cases(
         &mut self,
         v: &SVal<'a>,
         cases: &'a [(Pat, Expr)],
@@ -164,7 +166,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Whether `v` matches `p` (a `bool` atom).
-    fn pat_test(&mut self, p: &'a Pat, v: &SVal<'a>) -> LResult<Atom> {
+    pub(crate) fn pat_test(&mut self, p: &'a Pat, v: &SVal<'a>) -> LResult<Atom> {
         let span = p.span;
         match (&p.kind, v) {
             (PatKind::Var(_) | PatKind::Wildcard, _) => Ok(boolc(true)),
@@ -212,7 +214,12 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Bind the variables of a `match` pattern (literals and constructors test, not bind).
-    fn bind_refutable(&mut self, p: &'a Pat, v: SVal<'a>, env: &Env<'a>) -> LResult<Env<'a>> {
+    pub(crate) fn bind_refutable(
+        &mut self,
+        p: &'a Pat,
+        v: SVal<'a>,
+        env: &Env<'a>,
+    ) -> LResult<Env<'a>> {
         match (&p.kind, v) {
             (PatKind::Literal(_), _) => Ok(env.clone()),
             (PatKind::Constr(name, ps), SVal::Sum { ctors, payloads, .. }) => {
@@ -255,7 +262,7 @@ impl<'a> Lowerer<'a> {
     // --- loops -----------------------------------------------------------------------------
 
     /// The current value of a loop pattern's variables (`loop (x, y) for ...` without `=`).
-    fn pattern_value(&self, p: &'a Pat, env: &Env<'a>) -> LResult<SVal<'a>> {
+    pub(crate) fn pattern_value(&self, p: &'a Pat, env: &Env<'a>) -> LResult<SVal<'a>> {
         match &p.kind {
             PatKind::Var(n) => env
                 .lookup(n)
@@ -408,7 +415,7 @@ impl<'a> Lowerer<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn finish_loop(
+    pub(crate) fn finish_loop(
         &mut self,
         mut params: Vec<(Param, Atom)>,
         mut first_value: usize,
@@ -451,6 +458,76 @@ impl<'a> Lowerer<'a> {
         }
         self.b.push(pat, Exp::Loop { params, form: lform, body });
         init_v.rebuild(&mut leaves.into_iter()).ok_or_else(|| internal(span, "loop shape"))
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    // --- sums ------------------------------------------------------------------------------
+
+    /// `#name e1 e2`: a sum value with this constructor's payload and placeholders for the rest.
+    pub(crate) fn constr(
+        &mut self,
+        name: &str,
+        es: &'a [Expr],
+        e: &'a Expr,
+        env: &Env<'a>,
+    ) -> LResult<SVal<'a>> {
+        let span = self.b.span;
+        let t = self.node_type(e, env)?;
+        let SType::Sum(cs) = &t else {
+            return Err(internal(span, "constructor of a non-sum type"));
+        };
+        let args: Vec<SVal<'a>> = es.iter().map(|x| self.expr(x, env)).collect::<LResult<_>>()?;
+        let ctors: Vec<String> = cs.keys().cloned().collect();
+        let tag = ctors
+            .iter()
+            .position(|c| c == name)
+            .ok_or_else(|| internal(span, "unknown constructor"))?;
+        if ctors.len() > 127 {
+            return Err(unsupported(span, "sum types with more than 127 constructors"));
+        }
+        let mut payloads = Vec::new();
+        let mut args = Some(args);
+        for (i, ts) in cs.values().enumerate() {
+            if i == tag {
+                payloads.push(args.take().unwrap_or_default());
+            } else {
+                let mut p = Vec::new();
+                for t in ts {
+                    p.push(self.placeholder(t, env, span)?);
+                }
+                payloads.push(p);
+            }
+        }
+        let tag = SVal::Leaf(
+            Atom::Const(PrimValue::int(IntType::I8, tag as i128)),
+            Type::Prim(super::pat::TAG_TYPE),
+        );
+        Ok(SVal::Sum { ctors, tag: Box::new(tag), payloads })
+    }
+
+    /// Some value of type `t` (zeros; arrays of zeros with the sizes in scope, or empty).
+    pub(crate) fn placeholder(
+        &mut self,
+        t: &SType,
+        env: &Env<'a>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
+        let shapes = leaf_shapes(None, t).map_err(|m| unsupported(span, m))?;
+        let mut leaves = Vec::new();
+        for (elem, dims) in shapes {
+            let zero = Atom::Const(PrimValue::zero(elem));
+            if dims.is_empty() {
+                leaves.push((zero, Type::Prim(elem)));
+            } else {
+                let dims: Vec<Dim> = dims.iter().map(|d| self.dim_of_name(d, env)).collect();
+                let ty = array_ty(elem, dims.clone());
+                let v = self.b.let1("t", ty.clone(), Exp::Replicate { shape: dims, value: zero });
+                leaves.push((Atom::Var(v), ty));
+            }
+        }
+        super::pat::build_sval(t, &mut leaves.into_iter())
+            .ok_or_else(|| internal(span, "placeholder shape"))
     }
 }
 

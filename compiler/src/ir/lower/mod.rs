@@ -29,6 +29,7 @@
 //! As in Futhark, the user's `def main` is an entry point too. Lowering ends by removing dead
 //! statements that cannot fail (the residue of size and bounds computations).
 
+mod arrays;
 pub mod builder;
 mod control;
 mod expr;
@@ -36,6 +37,7 @@ mod intrinsic;
 mod ops;
 mod pat;
 mod rewrite;
+mod soac;
 pub mod sval;
 
 use std::collections::{HashMap, HashSet};

@@ -1,6 +1,10 @@
 //! Scalar operators and the numeric modules' members (`f32.sqrt`, `i64.sum`, `f32.i64`, ...).
 
+use std::rc::Rc;
+
 use super::builder::shape;
+use super::builder::{atom_dim, boolc, dim_atom, i64c};
+use super::sval::SFun;
 use super::sval::SVal;
 use super::{internal, unsupported, LResult, Lowerer};
 use crate::diag::Span;
@@ -149,7 +153,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A lambda for a binary operator on scalars of type `t`.
-    fn op_lambda(&mut self, op: BinOp, t: PrimType) -> Lambda {
+    pub(crate) fn op_lambda(&mut self, op: BinOp, t: PrimType) -> Lambda {
         let p = self.b.param("a", Type::Prim(t));
         let q = self.b.param("b", Type::Prim(t));
         let (pv, qv) = (p.var, q.var);
@@ -334,5 +338,160 @@ fn int_const(t: PrimType, v: i128) -> Option<Atom> {
     match t {
         PrimType::Int(it) => Some(Atom::Const(PrimValue::int(it, v))),
         _ => None,
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    // --- operators -------------------------------------------------------------------------
+
+    pub(crate) fn binop_vals(
+        &mut self,
+        op: &str,
+        a: SVal<'a>,
+        b: SVal<'a>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
+        match op {
+            "|>" => self.apply_val(b, a, span),
+            "<|" => self.apply_val(a, b, span),
+            ">->" | "<-<" => {
+                let (SVal::Fun(f), SVal::Fun(g)) = (a, b) else {
+                    return Err(internal(span, "composition of non-functions"));
+                };
+                let (first, then) = if op == ">->" { (f, g) } else { (g, f) };
+                Ok(SVal::Fun(Rc::new(SFun::Compose { first, then })))
+            }
+            "++" => self.intrinsic("concat", vec![a, b], span),
+            "==" | "!=" => {
+                let eq = self.equal(&a, &b, span)?;
+                let r = if op == "==" { eq } else { self.b.unop(UnOp::Not, PrimType::Bool, eq) };
+                Ok(SVal::Leaf(r, Type::Prim(PrimType::Bool)))
+            }
+            _ => {
+                let (x, t) = self.scalar(&a, span)?;
+                let (y, _) = self.scalar(&b, span)?;
+                let (r, rt) = self.prim_binop(op, t, x, y, span)?;
+                Ok(SVal::Leaf(r, Type::Prim(rt)))
+            }
+        }
+    }
+
+    /// Structural equality: scalars compared directly, arrays by shape and then elementwise.
+    pub(crate) fn equal(&mut self, a: &SVal<'a>, b: &SVal<'a>, span: Span) -> LResult<Atom> {
+        let la = a.leaves();
+        let lb = b.leaves();
+        if la.len() != lb.len() {
+            return Err(internal(span, "comparison of differently shaped values"));
+        }
+        let mut acc = boolc(true);
+        for ((x, tx), (y, ty)) in la.into_iter().zip(lb) {
+            let c = match (&tx, &ty) {
+                (Type::Prim(p), Type::Prim(_)) => self.b.cmp(CmpOp::Eq, *p, x, y),
+                _ => self.array_equal(x, &tx, y, &ty, span)?,
+            };
+            acc = self.b.and(acc, c);
+        }
+        Ok(acc)
+    }
+
+    pub(crate) fn array_equal(
+        &mut self,
+        x: Atom,
+        tx: &Type,
+        y: Atom,
+        ty: &Type,
+        span: Span,
+    ) -> LResult<Atom> {
+        if tx.rank() != ty.rank() {
+            return Ok(boolc(false));
+        }
+        let i64p = PrimType::I64;
+        let mut same = boolc(true);
+        for (d, e) in shape(tx).iter().zip(shape(ty)) {
+            let c = self.b.cmp(CmpOp::Eq, i64p, dim_atom(*d), dim_atom(*e));
+            same = self.b.and(same, c);
+        }
+        if same == boolc(false) {
+            return Ok(same);
+        }
+        let elem = tx.elem();
+        let mark = self.b.depth();
+        self.b.open();
+        let r = (|| -> LResult<Atom> {
+            let mut total = i64c(1);
+            for d in shape(tx) {
+                total = self.b.binop(BinOp::Mul, i64p, total, dim_atom(*d));
+            }
+            let td = atom_dim(total).ok_or_else(|| internal(span, "array size"))?;
+            let flat = Type::Array { elem, shape: vec![td] };
+            let mut flatten = |a: Atom, t: &Type| {
+                let v = self.b.var_of(a, t, "t");
+                if shape(t) == [td] {
+                    v
+                } else {
+                    self.b.let1("t", flat.clone(), Exp::Reshape { arr: v, shape: vec![td] })
+                }
+            };
+            let xf = flatten(x, tx);
+            let yf = flatten(y, ty);
+            let p = self.b.param("x", Type::Prim(elem));
+            let q = self.b.param("y", Type::Prim(elem));
+            let lam = self.b.lambda::<super::Diagnostic>(vec![p, q], |b, ps| {
+                let c = b.cmp(CmpOp::Eq, elem, Atom::Var(ps[0].var), Atom::Var(ps[1].var));
+                Ok((vec![c], vec![Type::Prim(PrimType::Bool)]))
+            })?;
+            let bools = Type::Array { elem: PrimType::Bool, shape: vec![td] };
+            let eqs = self.b.let1("eqs", bools, Exp::Map { w: total, lam, arrs: vec![xf, yf] });
+            let all = self.and_lambda();
+            let r = self.b.let1(
+                "all",
+                Type::Prim(PrimType::Bool),
+                Exp::Reduce {
+                    w: total,
+                    lam: all,
+                    neutral: vec![boolc(true)],
+                    arrs: vec![eqs],
+                    commutative: true,
+                },
+            );
+            Ok(Atom::Var(r))
+        })();
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                self.b.truncate(mark);
+                return Err(e);
+            }
+        };
+        let then_body = self.b.close(vec![r]);
+        if same == boolc(true) {
+            // Shapes are statically equal: no need for the branch.
+            self.b.current_mut().extend(then_body.stms);
+            return Ok(r);
+        }
+        let bool_t = Type::Prim(PrimType::Bool);
+        let else_body = crate::ir::Body { stms: Vec::new(), result: vec![boolc(false)] };
+        let v = self.b.let1(
+            "eq",
+            bool_t.clone(),
+            Exp::If { cond: same, then_body, else_body, ret: vec![bool_t] },
+        );
+        Ok(Atom::Var(v))
+    }
+
+    /// `\a b -> a && b`.
+    pub(crate) fn and_lambda(&mut self) -> crate::ir::Lambda {
+        let bool_t = Type::Prim(PrimType::Bool);
+        let p = self.b.param("a", bool_t.clone());
+        let q = self.b.param("b", bool_t.clone());
+        let (pv, qv) = (p.var, q.var);
+        self.b.open();
+        let r = self.b.let1(
+            "t",
+            bool_t.clone(),
+            Exp::BinOp(BinOp::LogAnd, PrimType::Bool, Atom::Var(pv), Atom::Var(qv)),
+        );
+        let body = self.b.close(vec![Atom::Var(r)]);
+        crate::ir::Lambda { params: vec![p, q], body, ret: vec![bool_t] }
     }
 }

@@ -32,8 +32,9 @@ pub enum SVal<'a> {
 
 #[derive(Clone, Debug)]
 pub enum SFun<'a> {
-    /// A lambda or local function: parameters, body, and the environment it was defined in.
-    Closure { name: String, params: &'a [Pat], body: &'a Expr, env: Env<'a> },
+    /// A lambda or local function: parameters, body, and the environment it was defined in;
+    /// `sizes` are the local function's own size parameters (which shadow outer sizes).
+    Closure { name: String, sizes: Vec<Name>, params: &'a [Pat], body: &'a Expr, env: Env<'a> },
     /// A top-level definition, at the type it is used with.
     Top { dec: usize, ty: SType },
     /// A built-in function (intrinsics.rs), at the type it is used with.
@@ -62,7 +63,8 @@ pub struct Env<'a> {
 #[derive(Debug)]
 struct Local<'a> {
     name: Name,
-    val: SVal<'a>,
+    /// `None` hides outer bindings of the name (a size parameter about to be bound anew).
+    val: Option<SVal<'a>>,
     next: Option<Rc<Local<'a>>>,
 }
 
@@ -72,6 +74,15 @@ impl<'a> Env<'a> {
     }
 
     pub fn bind(&self, name: &str, val: SVal<'a>) -> Env<'a> {
+        self.push(name, Some(val))
+    }
+
+    /// Hide the outer bindings of `name` (a size parameter that a call binds anew).
+    pub fn unbind(&self, name: &str) -> Env<'a> {
+        self.push(name, None)
+    }
+
+    fn push(&self, name: &str, val: Option<SVal<'a>>) -> Env<'a> {
         Env {
             locals: Some(Rc::new(Local { name: name.to_string(), val, next: self.locals.clone() })),
             top: self.top,
@@ -83,7 +94,7 @@ impl<'a> Env<'a> {
         let mut cur = self.locals.as_deref();
         while let Some(l) = cur {
             if l.name == name {
-                return Some(&l.val);
+                return l.val.as_ref();
             }
             cur = l.next.as_deref();
         }

@@ -159,7 +159,7 @@ fn indexing() {
     assert_eq!(e.label, "indexed with 1 index");
     error(
         "def f (xs: []i32) = xs[0, 1]",
-        "type mismatch: expected an array of at least 2 dimensions, found `[n₁]i32`",
+        "type mismatch: expected an array of at least 2 dimensions, found `[]i32`",
     );
     let src = "def f (xs: []i32) = xs[1i32]";
     let e = error(src, "type mismatch: expected `i64`, found `i32`");
@@ -301,4 +301,12 @@ fn errors_point_at_user_code_not_the_prelude() {
             }
         }
     }
+}
+
+#[test]
+fn literals_must_fit_their_type() {
+    let src = "def f (x: u8) = x + 300";
+    let e = error(src, "literal `300` is out of range for `u8`");
+    assert_eq!(text(src, e.span), "300");
+    super::types("def f (x: i8) = x + (-128) + 127\ndef g (x: u8) = x + 255");
 }

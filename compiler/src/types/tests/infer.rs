@@ -358,3 +358,11 @@ fn assertions_and_ascriptions() {
     let src = "def f (x: i32) = assert (x > 0) (x : i32)";
     assert_eq!(type_of(src, "f"), "i32 -> i32");
 }
+
+#[test]
+fn constraints_can_be_printed() {
+    let p = crate::syntax::parse("def f (x: i32) = x + 1").unwrap();
+    let text = crate::types::print_constraints(&p);
+    assert!(text.starts_with("f:\n"), "{text}");
+    assert!(text.contains("in a numeric type"), "{text}");
+}

@@ -56,3 +56,61 @@ fn prelude_nodes_are_numbered_after_the_users() {
     assert!(cp.expr_types.keys().any(|id| id.0 >= max_user));
     assert!(cp.expr_types.keys().all(|id| id.0 < cp.program.next_id));
 }
+
+#[test]
+fn every_intrinsic_signature_converts() {
+    let g = crate::types::env::Globals::new(crate::types::prelude::parse_sig);
+    for i in crate::intrinsics::all() {
+        assert!(g.lookup(&i.name).is_some(), "{}: {:?}", i.name, g.sig_errors.borrow());
+    }
+    assert!(g.sig_errors.borrow().is_empty());
+}
+
+#[test]
+fn deep_nesting_fits_a_small_stack() {
+    // Near the deepest trees the parser accepts (`syntax::MAX_DEPTH`), checked on a wasm-sized
+    // stack (the parse itself runs on a large one).
+    let rep = |s: &str, n: usize| s.repeat(n);
+    let programs = [
+        format!("def f (x: i32) = {}x{}", rep("(x + ", 126), rep(")", 126)),
+        format!("def g (x: i32) = {}x", rep("let x = x + 1 in ", 250)),
+        format!("def h = {}1i32", rep("\\(x: i32) -> ", 120)),
+        format!("def k = {}1{}", rep("[", 126), rep("]", 126)),
+        format!("def l (b: bool) = {}1{}", rep("if b then 0 else (", 60), rep(")", 60)),
+    ];
+    for src in programs {
+        let p = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || crate::syntax::parse(&src))
+            .unwrap()
+            .join()
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{:?}", e[0].message));
+        let h = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || crate::types::check(&p).map(|_| ()).map_err(|e| format!("{e:?}")))
+            .unwrap();
+        h.join().expect("stack overflow or panic").unwrap();
+    }
+}
+
+#[test]
+fn print_checked_shows_user_definitions() {
+    let src = "
+type point = {x: f32, y: f32}
+def dotprod [n] (xs: [n]f32) (ys: [n]f32) : f32 = reduce (+) 0 (map2 (*) xs ys)
+def norm (p: point) = f32.sqrt (p.x * p.x + p.y * p.y)
+def positives (xs: []i32) = filter (> 0) xs
+def pair x y = (x, y)
+entry main [n] (xs: [n]f32) : f32 = dotprod xs xs
+";
+    let cp = check_src(src).unwrap();
+    expect![[r#"
+        dotprod : [n]f32 -> [n]f32 -> f32
+        norm : {x: f32, y: f32} -> f32
+        positives : [n₁]i32 -> *[]i32
+        pair : a -> b -> (a, b)
+        entry main : [n]f32 -> f32
+    "#]]
+    .assert_eq(&print::print_checked(&cp));
+}

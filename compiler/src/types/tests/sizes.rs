@@ -22,11 +22,16 @@ fn inferred_size_parameters() {
 }
 
 #[test]
-fn anonymous_sizes_in_parameters_are_distinct() {
+fn anonymous_sizes_in_parameters_are_inferred() {
     let src = "def f (xs: []i32) (ys: []i32) = xs";
     assert_eq!(type_of(src, "f"), "[n₁]i32 -> [n₂]i32 -> [n₁]i32");
+    // Futhark would reject this (each `[]` is a distinct size parameter); we infer equal sizes.
     let src = "def f (xs: []i32) (ys: []i32) = zip xs ys";
-    error(src, "size mismatch: `zip` expects arguments of the same length, but `xs` has size `n₁` and `ys` has size `n₂`");
+    assert_eq!(type_of(src, "f"), "[n₁]i32 -> [n₁]i32 -> *[n₁](i32, i32)");
+    // A parameter's size cannot be a variable of the body.
+    let src = "def g (xs: []i32) = let n = length xs in xs : [n]i32";
+    let e = error(src, "size mismatch: a parameter's size would be `n`, which is only in scope inside the function");
+    assert_eq!(text(src, e.span), "g");
 }
 
 #[test]

@@ -110,3 +110,21 @@ fn closures_alias_what_they_capture() {
     let src = "def f (n: i64) = let a = iota n in let g = \\(i: i64) -> a[i] in let b = a with [0] = 1 in g 0 + b[0]";
     error(src, "`g` is used after being consumed");
 }
+
+#[test]
+fn a_unique_component_makes_a_tuple_parameter_consuming() {
+    types("def f ((a, b): (*[]i32, []i32)) = (a with [0] = 1, b[0])");
+    let src = "def g ((a, b): (*[]i32, []i32)) = a\ndef h (xs: *[]i32) (ys: []i32) = let r = g (xs, copy ys) in (r, xs)";
+    error(src, "`xs` is used after being consumed by passing it to `g`");
+    let src = "def g ((a, b): (*[]i32, []i32)) = a\ndef h (xs: *[]i32) (ys: []i32) = g (xs, ys)";
+    error(src, "cannot consume `ys`: `ys` is a parameter that is not unique");
+}
+
+#[test]
+fn update_values_must_not_alias_the_array() {
+    let src = "def f (xss: *[][]i32) = xss with [0] = xss[1]";
+    let e = error(src, "the value written by an in-place update may alias the array it updates");
+    assert_eq!(text(src, e.span), "xss[1]");
+    types("def f (xss: *[][]i32) = xss with [0] = copy xss[1]");
+    types("def f (xs: *[]i32) = xs with [0] = xs[1]");
+}

@@ -279,7 +279,7 @@ fn records_and_tuples() {
     check_ir(
         "type point = {x: f32, y: f32}
 def norm (p: point) : f32 = f32.sqrt (p.x * p.x + p.y * p.y)
-entry main (xs: []f32) (ys: []f32) : []f32 =
+entry main [n] (xs: [n]f32) (ys: [n]f32) : []f32 =
   let ps = map2 (\\x y -> {x, y}) xs ys
   let moved = map (\\p -> p with x = p.x + 1) ps
   in map norm moved",
@@ -291,29 +291,29 @@ entry main (xs: []f32) (ys: []f32) : []f32 =
               let t_5: f32 = f32.sqrt(sum_4)
               in t_5
 
-            fun main (d_6: i64, d_7: i64, xs_8: [d_6]f32, ys_9: [d_7]f32) : [d_6]f32 =
-              let c_10: bool = d_7 == d_6
-              let () = assert(c_10, "size mismatch: argument `ys` of shape [{}] does not match the expected shape [{}]", d_7, d_6)
-              let ys_11: [d_6]f32 = reshape([d_6], ys_9)
-              let (ps_14: [d_6]f32, ps_15: [d_6]f32) =
-                map(d_6,
+            fun main (n_6: i64, n_7: i64, xs_8: [n_6]f32, ys_9: [n_7]f32) : [n_6]f32 =
+              let c_10: bool = n_7 == n_6
+              let () = assert(c_10, "size mismatch: argument `ys` of shape [{}] does not match `[n]f32` with n = {}", n_7, n_6)
+              let ys_11: [n_6]f32 = reshape([n_6], ys_9)
+              let (ps_14: [n_6]f32, ps_15: [n_6]f32) =
+                map(n_6,
                   \(x_12: f32, y_13: f32) : (f32, f32) -> (x_12, y_13),
                   xs_8, ys_11)
-              let (moved_19: [d_6]f32, moved_20: [d_6]f32) =
-                map(d_6,
+              let (moved_19: [n_6]f32, moved_20: [n_6]f32) =
+                map(n_6,
                   \(p_16: f32, p_17: f32) : (f32, f32) ->
                     let sum_18: f32 = p_16 + 1.0f32
                     in (sum_18, p_17),
                   ps_14, ps_15)
-              let res_24: [d_6]f32 =
-                map(d_6,
+              let res_24: [n_6]f32 =
+                map(n_6,
                   \(p_21: f32, p_22: f32) : f32 ->
                     let r_23: f32 = norm(p_21, p_22)
                     in r_23,
                   moved_19, moved_20)
               in res_24
 
-            entry main ([]f32, []f32) : []f32 = main
+            entry main ([n]f32, [n]f32) : []f32 = main
         "#]],
     );
 }
@@ -350,7 +350,7 @@ fn polymorphic_instances() {
     check_ir(
         "def swap 'a 'b (p: (a, b)) : (b, a) = (p.1, p.0)
 def pick 't (c: bool) (x: t) (y: t) : t = if c then x else y
-entry main (a: i32) (b: f64) (xs: []i32) (ys: []i32) : (f64, i32, []i32) =
+entry main [n] (a: i32) (b: f64) (xs: [n]i32) (ys: [n]i32) : (f64, i32, []i32) =
   let (u, v) = swap (a, b)
   in (u, v, pick (a > 0) xs ys)",
         expect![[r#"
@@ -361,16 +361,16 @@ entry main (a: i32) (b: f64) (xs: []i32) (ys: []i32) : (f64, i32, []i32) =
               let (d_18: i64, r_19: [d_18]i32) = if c_15 then (d_13, x_16) else (d_14, y_17)
               in (d_18, r_19)
 
-            fun main (d_0: i64, d_1: i64, a_2: i32, b_3: f64, xs_4: [d_0]i32, ys_5: [d_1]i32) : ?[d_20].(f64, i32, [d_20]i32) =
-              let c_6: bool = d_1 == d_0
-              let () = assert(c_6, "size mismatch: argument `ys` of shape [{}] does not match the expected shape [{}]", d_1, d_0)
-              let ys_7: [d_0]i32 = reshape([d_0], ys_5)
+            fun main (n_0: i64, n_1: i64, a_2: i32, b_3: f64, xs_4: [n_0]i32, ys_5: [n_1]i32) : ?[d_20].(f64, i32, [d_20]i32) =
+              let c_6: bool = n_1 == n_0
+              let () = assert(c_6, "size mismatch: argument `ys` of shape [{}] does not match `[n]i32` with n = {}", n_1, n_0)
+              let ys_7: [n_0]i32 = reshape([n_0], ys_5)
               let (u_10: f64, v_11: i32) = swap(a_2, b_3)
               let c_12: bool = a_2 > 0i32
-              let (d_20: i64, r_21: [d_20]i32) = pick(d_0, d_0, c_12, xs_4, ys_7)
+              let (d_20: i64, r_21: [d_20]i32) = pick(n_0, n_0, c_12, xs_4, ys_7)
               in (d_20, u_10, v_11, r_21)
 
-            entry main (i32, f64, []i32, []i32) : (f64, i32, []i32) = main
+            entry main (i32, f64, [n]i32, [n]i32) : (f64, i32, []i32) = main
         "#]],
     );
 }
@@ -487,38 +487,38 @@ fn in_place_updates() {
 #[test]
 fn scatter_and_histograms() {
     check_ir(
-        "entry main (is: []i64) (vs: []f32) : ([]f32, []f32, []i32) =
+        "entry main [n] (is: [n]i64) (vs: [n]f32) : ([]f32, []f32, []i32) =
   (scatter (replicate 4 0) is vs,
    reduce_by_index (replicate 4 0) (+) 0 is vs,
    hist (+) 0 3 is (map (\\_ -> 1) is))",
         expect![[r#"
-            fun main (d_0: i64, d_1: i64, is_2: [d_0]i64, vs_3: [d_1]f32) : ([4]f32, [4]f32, [3]i32) =
-              let c_4: bool = d_1 == d_0
-              let () = assert(c_4, "size mismatch: argument `vs` of shape [{}] does not match the expected shape [{}]", d_1, d_0)
-              let vs_5: [d_0]f32 = reshape([d_0], vs_3)
+            fun main (n_0: i64, n_1: i64, is_2: [n_0]i64, vs_3: [n_1]f32) : ([4]f32, [4]f32, [3]i32) =
+              let c_4: bool = n_1 == n_0
+              let () = assert(c_4, "size mismatch: argument `vs` of shape [{}] does not match `[n]f32` with n = {}", n_1, n_0)
+              let vs_5: [n_0]f32 = reshape([n_0], vs_3)
               let rep_6: [4]f32 = replicate([4], 0.0f32)
-              let scattered_7: [4]f32 = scatter(d_0, rep_6, (is_2), vs_5)
+              let scattered_7: [4]f32 = scatter(n_0, rep_6, (is_2), vs_5)
               let rep_8: [4]f32 = replicate([4], 0.0f32)
               let hist_12: [4]f32 =
-                hist(d_0,
+                hist(n_0,
                   \(p_9: f32, p_10: f32) : f32 ->
                     let sum_11: f32 = p_9 + p_10
                     in sum_11,
                   (rep_8), (0.0f32), is_2, vs_5)
-              let res_14: [d_0]i32 =
-                map(d_0,
+              let res_14: [n_0]i32 =
+                map(n_0,
                   \(p_13: i64) : i32 -> 1i32,
                   is_2)
               let hist_15: [3]i32 = replicate([3], 0i32)
               let hist_19: [3]i32 =
-                hist(d_0,
+                hist(n_0,
                   \(p_16: i32, p_17: i32) : i32 ->
                     let sum_18: i32 = p_16 + p_17
                     in sum_18,
                   (hist_15), (0i32), is_2, res_14)
               in (scattered_7, hist_12, hist_19)
 
-            entry main ([]i64, []f32) : ([]f32, []f32, []i32) = main
+            entry main ([n]i64, [n]f32) : ([]f32, []f32, []i32) = main
         "#]],
     );
 }
@@ -526,28 +526,28 @@ fn scatter_and_histograms() {
 #[test]
 fn equality_and_short_circuit() {
     check_ir(
-        "entry main (xs: []i32) (ys: []i32) (i: i64) : (bool, bool, bool) =
+        "entry main [n] (xs: [n]i32) (ys: [n]i32) (i: i64) : (bool, bool, bool) =
   (xs == ys, (1, 2.0) != (1, 2.0), i < length xs && xs[i] > 0)",
         expect![[r#"
-            fun main (d_0: i64, d_1: i64, xs_2: [d_0]i32, ys_3: [d_1]i32, i_4: i64) : (bool, bool, bool) =
-              let c_5: bool = d_1 == d_0
-              let () = assert(c_5, "size mismatch: argument `ys` of shape [{}] does not match the expected shape [{}]", d_1, d_0)
-              let ys_6: [d_0]i32 = reshape([d_0], ys_3)
-              let eqs_10: [d_0]bool =
-                map(d_0,
+            fun main (n_0: i64, n_1: i64, xs_2: [n_0]i32, ys_3: [n_1]i32, i_4: i64) : (bool, bool, bool) =
+              let c_5: bool = n_1 == n_0
+              let () = assert(c_5, "size mismatch: argument `ys` of shape [{}] does not match `[n]i32` with n = {}", n_1, n_0)
+              let ys_6: [n_0]i32 = reshape([n_0], ys_3)
+              let eqs_10: [n_0]bool =
+                map(n_0,
                   \(x_7: i32, y_8: i32) : bool ->
                     let c_9: bool = x_7 == y_8
                     in c_9,
                   xs_2, ys_6)
               let all_14: bool =
-                reduce_comm(d_0,
+                reduce_comm(n_0,
                   \(a_11: bool, b_12: bool) : bool ->
                     let t_13: bool = a_11 && b_12
                     in t_13,
                   (true), eqs_10)
               let c_15: bool = 2.0f64 == 2.0f64
               let t_16: bool = !c_15
-              let c_17: bool = i_4 < d_0
+              let c_17: bool = i_4 < n_0
               let c_20: bool =
                 if c_17 : bool then
                   let elem_18: i32 = xs_2[i_4]
@@ -557,7 +557,7 @@ fn equality_and_short_circuit() {
                   in false
               in (all_14, t_16, c_20)
 
-            entry main ([]i32, []i32, i64) : (bool, bool, bool) = main
+            entry main ([n]i32, [n]i32, i64) : (bool, bool, bool) = main
         "#]],
     );
 }

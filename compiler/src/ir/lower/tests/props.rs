@@ -106,7 +106,9 @@ fn mutate(src: &str, op: u8, pos: usize, len: usize, other: usize) -> String {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256),
+    ))]
 
     /// Lowering never panics on a program that type-checks, and what it produces is valid IR.
     #[test]

@@ -43,7 +43,7 @@ fn fails(src: &str, entry: &str, args: &str, needle: &str) {
 fn filters_and_partitions() {
     let src = "entry pos (xs: []i32) : []i32 = filter (> 0) xs
 entry parts (xs: []i32) : ([]i32, []i32) = partition (\\x -> x % 2 == 0) xs
-entry pairs (xs: []i32) (ys: []f32) : ([]i32, []f32) = unzip (filter (\\(x, y) -> f32.i32 x < y) (zip xs ys))";
+entry pairs [n] (xs: [n]i32) (ys: [n]f32) : ([]i32, []f32) = unzip (filter (\\(x, y) -> f32.i32 x < y) (zip xs ys))";
     ok(src, "pos", "[1i32, -2i32, 3i32, 0i32]", "[1i32, 3i32]");
     ok(src, "pos", "empty([0]i32)", "empty([0]i32)");
     ok(src, "pos", "[-1i32]", "empty([0]i32)");
@@ -113,8 +113,8 @@ entry oob (xs: []i32) (i: i64) : []i32 = xs[i:]";
 fn in_place_updates_and_scatter() {
     let src = "entry upd (xs: *[]i32) (i: i64) : []i32 = let xs[i] = 7 in xs with [0] = 1
 entry rows (n: i64) : [][]i32 = let m = replicate n (replicate 3 0) let m[1, 0:2] = [5, 6] in m
-entry sc (is: []i64) (vs: []f32) : []f32 = scatter (replicate 3 0) is vs
-entry sc2 (is: []i64) (js: []i64) (vs: []i32) : [][]i32 =
+entry sc [n] (is: [n]i64) (vs: [n]f32) : []f32 = scatter (replicate 3 0) is vs
+entry sc2 [n] (is: [n]i64) (js: [n]i64) (vs: [n]i32) : [][]i32 =
   scatter_2d (replicate 2 (replicate 2 0)) (zip is js) vs";
     ok(src, "upd", "[4i32, 5i32, 6i32] 2i64", "[1i32, 5i32, 7i32]");
     fails(src, "upd", "[4i32, 5i32, 6i32] 3i64", "out of bounds");
@@ -125,7 +125,7 @@ entry sc2 (is: []i64) (js: []i64) (vs: []i32) : [][]i32 =
 
 #[test]
 fn histograms() {
-    let src = "entry h (is: []i64) (vs: []f32) : ([]f32, []i32, []f32) =
+    let src = "entry h [n] (is: [n]i64) (vs: [n]f32) : ([]f32, []i32, []f32) =
   (reduce_by_index (replicate 3 0) (+) 0 is vs, hist (+) 0 2 is (map (\\_ -> 1) is),
    reduce_by_index (replicate 2 (-f32.inf)) f32.max (-f32.inf) is vs)";
     ok(
@@ -138,8 +138,8 @@ fn histograms() {
 
 #[test]
 fn equality_and_short_circuit() {
-    let src = "entry eq (xs: []i32) (ys: []i32) : (bool, bool) = (xs == ys, xs != ys)
-entry eq2 (xss: [][]i32) (yss: [][]i32) : bool = xss == yss
+    let src = "entry eq [n] (xs: [n]i32) (ys: [n]i32) : (bool, bool) = (xs == ys, xs != ys)
+entry eq2 [n][m] (xss: [n][m]i32) (yss: [n][m]i32) : bool = xss == yss
 entry sc (xs: []i32) (i: i64) : (bool, bool) = (i < length xs && xs[i] > 0, i >= length xs || xs[i] > 0)";
     ok(src, "eq", "[1i32, 2i32] [1i32, 2i32]", "true false");
     ok(src, "eq", "[1i32, 2i32] [1i32, 3i32]", "false true");
@@ -150,7 +150,8 @@ entry sc (xs: []i32) (i: i64) : (bool, bool) = (i < length xs && xs[i] > 0, i >=
 
 #[test]
 fn size_checks_name_both_sizes() {
-    let src = "entry z (xs: []i32) (ys: []i32) : ([]i32, []i32) = unzip (zip xs ys)
+    let src =
+        "entry z [n] (xs: [n]i32) (ys: []i32) : ([]i32, []i32) = unzip (zip xs (ys :> [n]i32))
 entry c [n] (xs: [n]i32) (m: i64) : [m]i32 = xs :> [m]i32
 entry u (xs: []i32) : [][]i32 = unflatten 2 2 xs
 entry irregular (xss: [][]i32) : [][]i32 = map (\\xs -> filter (> 0) xs) xss
@@ -203,7 +204,7 @@ fn records_tuples_and_polymorphism() {
 def norm2 (p: point) : f32 = p.x * p.x + p.y * p.y
 def swap 'a 'b (p: (a, b)) : (b, a) = (p.1, p.0)
 def pick 't (c: bool) (x: t) (y: t) : t = if c then x else y
-entry main (xs: []f32) (ys: []f32) : ([]f32, i32, f32, []f32) =
+entry main [n] (xs: [n]f32) (ys: [n]f32) : ([]f32, i32, f32, []f32) =
   let ps = map2 (\\x y -> {x, y}) xs ys
   let moved = map (\\p -> p with x = p.x + 1) ps
   let (a, b) = swap (1f32, 2i32)
@@ -226,7 +227,7 @@ entry d (x: i32) (y: i32) : (i32, i32, i32, i32) = (x / y, x % y, x // y, x %% y
 fn arrays_of_tuples_and_transposes() {
     let src = "entry t (xss: [][]i32) : ([][]i32, []i32, [][]i32) = (transpose xss, flatten xss, copy xss)
 entry c (xs: []i32) (ys: []i32) : []i32 = xs ++ ys ++ xs
-entry z (xs: []i32) (ys: []f32) : ([]f32, []i32) = let ps = zip xs ys in (map (.1) ps, map (.0) (reverse ps))";
+entry z [n] (xs: [n]i32) (ys: [n]f32) : ([]f32, []i32) = let ps = zip xs ys in (map (.1) ps, map (.0) (reverse ps))";
     ok(
         src,
         "t",
@@ -259,7 +260,7 @@ entry noinit (n: i64) : (i64, i64) = let a = 1 let b = 0 in loop (a, b) for i < 
 #[test]
 fn for_in_loops_over_tuples_and_nested_maps() {
     let src =
-        "entry dot (xs: []f32) (ys: []f32) : f32 = loop s = 0 for (x, y) in zip xs ys do s + x * y
+        "entry dot [n] (xs: [n]f32) (ys: [n]f32) : f32 = loop s = 0 for (x, y) in zip xs ys do s + x * y
 entry outer (xs: []i32) (ys: []i32) : [][]i32 = map (\\x -> map (\\y -> x * y) ys) xs
 entry rows (xss: [][]f32) : []f32 = map (\\row -> f32.sum row) xss";
     ok(src, "dot", "[1f32, 2f32] [3f32, 4f32]", "11.0f32");
@@ -271,4 +272,89 @@ entry rows (xss: [][]f32) : []f32 = map (\\row -> f32.sum row) xss";
     );
     ok(src, "outer", "empty([0]i32) [3i32]", "empty([0][1]i32)");
     ok(src, "rows", "[[1f32, 2f32], [3f32, 4f32]]", "[3.0f32, 7.0f32]");
+}
+
+#[test]
+fn tuples_through_soacs() {
+    let src = "entry minmax (xs: []i32) : (i32, i32) =
+  reduce (\\(a, b) (c, d) -> (i32.min a c, i32.max b d)) (i32.highest, i32.lowest) (zip xs xs)
+entry running (xs: []f32) : ([]f32, []i64) =
+  unzip (scan (\\(s, n) (t, m) -> (s + t, n + m)) (0, 0) (map (\\x -> (x, 1)) xs))
+entry reps (n: i64) : ([]i32, []bool) = unzip (replicate n (7, true))
+entry lits (b: bool) : ([]i32, []f32) = unzip (if b then [(1, 2.0), (3, 4.0)] else [])
+entry z3 (xs: []i32) : ([]i32, []i32, []i32) = unzip3 (zip3 xs (map (* 2) xs) (map (* 3) xs))";
+    ok(src, "minmax", "[3i32, -1i32, 7i32]", "-1i32 7i32");
+    ok(src, "minmax", "empty([0]i32)", "2147483647i32 -2147483648i32");
+    ok(src, "running", "[1f32, 2f32, 3f32]", "[1.0f32, 3.0f32, 6.0f32] [1i64, 2i64, 3i64]");
+    ok(src, "reps", "2i64", "[7i32, 7i32] [true, true]");
+    ok(src, "lits", "true", "[1i32, 3i32] [2.0f32, 4.0f32]");
+    ok(src, "lits", "false", "empty([0]i32) empty([0]f32)");
+    ok(src, "z3", "[1i32, 2i32]", "[1i32, 2i32] [2i32, 4i32] [3i32, 6i32]");
+}
+
+#[test]
+fn records_loops_and_matches() {
+    let src = "type acc = {sum: f64, count: i64}
+def step (a: acc) (x: f64) : acc = {sum = a.sum + x, count = a.count + 1}
+entry mean (xs: []f64) : f64 = let r = loop a = {sum = 0, count = 0} for x in xs do step a x in r.sum / f64.i64 r.count
+entry kind (xs: []i32) : []i32 =
+  map (\\x -> match {v = x, pos = x > 0} case {v = 0, pos = _} -> 0 case {v = _, pos = true} -> 1 case _ -> 2) xs
+entry sums (xs: []i32) : []i32 =
+  let tagged = map (\\x -> if x % 2 == 0 then #even (x / 2) else #odd [x, x]) xs
+  in map (\\t -> match t case #even h -> h case #odd p -> p[0] + p[1]) tagged";
+    ok(src, "mean", "[1f64, 2f64, 6f64]", "3.0f64");
+    ok(src, "kind", "[0i32, 5i32, -5i32]", "[0i32, 1i32, 2i32]");
+    ok(src, "sums", "[4i32, 3i32]", "[2i32, 6i32]");
+}
+
+#[test]
+fn functions_with_existential_results() {
+    let src = "def positives (xs: []i32) : ?[k].[k]i32 = filter (> 0) xs
+def both (xs: []i32) : ([]i32, i64) = let ys = positives xs in (ys, length ys)
+entry main (xs: []i32) : ([]i32, i64, []i32) =
+  let (ys, n) = both xs
+  let zs = map (\\y -> y + i32.i64 n) ys
+  in (ys, n, zs ++ positives (map (\\x -> -x) xs))
+entry irregular_tuples (xss: [][]i32) : ([][]i32, []i64) =
+  unzip (map (\\xs -> let ys = filter (> 0) xs in (ys, length ys)) xss)";
+    ok(src, "main", "[1i32, -2i32, 3i32]", "[1i32, 3i32] 2i64 [3i32, 5i32, 2i32]");
+    ok(src, "irregular_tuples", "[[1i32, -1i32], [0i32, 2i32]]", "[[1i32], [2i32]] [1i64, 1i64]");
+    fails(src, "irregular_tuples", "[[1i32, 1i32], [0i32, 2i32]]", "size mismatch");
+}
+
+#[test]
+fn shadowing_and_conversions() {
+    let src = "def x : i32 = 1
+def x : i32 = x + 1
+def f (y: i32) : i32 = let x = y * 10 in x + 1
+entry main (y: i32) : (i32, i32, i64, f64, u8, i32, bool) =
+  (x, f y, i64.i32 y, f64.f32 (f32.i32 y), u8.i32 (y + 256), i32.bool (y > 0), bool.i32 y)";
+    ok(src, "main", "3i32", "2i32 31i32 3i64 3.0f64 3u8 1i32 true");
+    ok(src, "main", "0i32", "2i32 1i32 0i64 0.0f64 0u8 0i32 false");
+}
+
+/// A run-time error inside an inlined prelude function points at the user's call.
+#[test]
+fn prelude_errors_point_at_the_call() {
+    let src = "entry main (xs: []i32) : i32 = 1 + head xs";
+    let Some(Ok(prog)) = lower_src(src) else { return };
+    let args = parse_values("empty([0]i32)").unwrap_or_default();
+    match run_entry(&prog, "main", &args) {
+        Ok(v) => panic!("expected an error, got {v:?}"),
+        Err(d) => {
+            assert!(d.message.contains("out of bounds"), "{}", d.message);
+            assert_eq!(&src[d.span.range()], "head xs");
+        }
+    }
+}
+
+/// A local function's size parameter is bound anew at each call, even where an outer size of
+/// the same name is in scope.
+#[test]
+fn local_size_parameters_shadow_outer_sizes() {
+    let src = "entry main [n] (xs: [n]i32) (ys: []i32) : (i64, i64, i64) =
+  let f [n] (zs: [n]i32) : i64 = n
+  let [n] (ws: [n]i32) = filter (> 1) ys
+  in (f ys, f xs, n + i64.i32 (reduce (+) 0 ws))";
+    ok(src, "main", "[1i32, 2i32] [1i32, 2i32, 3i32]", "3i64 2i64 7i64");
 }

@@ -1,0 +1,186 @@
+//! Indexing, slicing, ranges and loops.
+
+use crate::diag::Span;
+use crate::syntax::ast::{DimIndex, Expr, ExprKind, LoopForm, Name, Pat, PatKind, RangeEnd};
+
+use super::super::constraint::{IndexDim, Kind, Reason, SliceSize};
+use super::super::ity::{Dim, PrimSet, Ty};
+use super::super::typeexp::AnySize;
+use super::{int_literal, Gen, Local, LocalKind};
+
+impl Gen<'_> {
+    pub(super) fn index_dims(&mut self, dims: &[DimIndex]) -> Vec<IndexDim> {
+        let mut out = Vec::new();
+        for d in dims {
+            match d {
+                DimIndex::Fix(i) => {
+                    let t = self.expr(i);
+                    self.eq(Ty::i64(), t, i.span, Reason::IndexValue);
+                    out.push(IndexDim::Fix);
+                }
+                DimIndex::Slice { start, end, stride } => {
+                    for x in [start, end, stride].into_iter().flatten() {
+                        let t = self.expr(x);
+                        self.eq(Ty::i64(), t, x.span, Reason::IndexValue);
+                    }
+                    out.push(IndexDim::Slice(self.slice_size(
+                        start.as_ref(),
+                        end.as_ref(),
+                        stride.as_ref(),
+                    )));
+                }
+            }
+        }
+        out
+    }
+
+    pub(super) fn slice_size(
+        &self,
+        start: Option<&Expr>,
+        end: Option<&Expr>,
+        stride: Option<&Expr>,
+    ) -> SliceSize {
+        let unit_stride = stride.is_none_or(|s| int_literal(s) == Some(1));
+        let zero_start = start.is_none_or(|s| int_literal(s) == Some(0));
+        if !unit_stride || !zero_start {
+            return SliceSize::Unknown;
+        }
+        match end {
+            None => SliceSize::Whole,
+            Some(x) => match (&x.kind, int_literal(x)) {
+                (_, Some(k)) => {
+                    i64::try_from(k).map_or(SliceSize::Unknown, |k| SliceSize::Known(Dim::Const(k)))
+                }
+                (ExprKind::Var(n), _) if self.lookup_local(n).is_some() => {
+                    SliceSize::Known(Dim::Name(n.clone()))
+                }
+                _ => SliceSize::Unknown,
+            },
+        }
+    }
+
+    pub(super) fn range_size(
+        &mut self,
+        start: &Expr,
+        second: bool,
+        end: &Expr,
+        kind: RangeEnd,
+        elem: &Ty,
+        span: Span,
+    ) -> Dim {
+        let (a, b) = (int_literal(start), int_literal(end));
+        if !second {
+            let known = match (kind, a, b) {
+                (RangeEnd::UpToExclusive, Some(a), Some(b)) => Some((b - a).max(0)),
+                (RangeEnd::Inclusive, Some(a), Some(b)) => Some((b - a + 1).max(0)),
+                (RangeEnd::DownToExclusive, Some(a), Some(b)) => Some((a - b).max(0)),
+                _ => None,
+            };
+            if let Some(k) = known.and_then(|k| i64::try_from(k).ok()) {
+                return Dim::Const(k);
+            }
+            if let (RangeEnd::UpToExclusive, Some(0), ExprKind::Var(n)) = (kind, a, &end.kind) {
+                if self.lookup_local(n).is_some() {
+                    // `0..<n` has size `n` when `n` is an `i64`; the solver decides.
+                    let d = self.store.fresh_dim();
+                    self.push(
+                        Kind::RangeSize { elem: elem.clone(), name: n.clone(), dim: d.clone() },
+                        span,
+                        Reason::None,
+                    );
+                    return d;
+                }
+            }
+        }
+        self.store.existential("the size of this range", span)
+    }
+
+    pub(super) fn loop_expr(
+        &mut self,
+        span: Span,
+        pat: &Pat,
+        init: Option<&Expr>,
+        form: &LoopForm,
+        body: &Expr,
+    ) -> Ty {
+        let ti = match init {
+            Some(x) => self.expr(x),
+            None => self.pat_from_scope(pat),
+        };
+        // The loop's bound or array is evaluated before the loop, outside its scope.
+        let form_ty = match form {
+            LoopForm::For { bound, .. } => {
+                let t = self.expr(bound);
+                self.push(
+                    Kind::Prim { ty: t.clone(), set: PrimSet::ints() },
+                    bound.span,
+                    Reason::LoopBound,
+                );
+                Some(t)
+            }
+            LoopForm::ForIn(_, xs) => {
+                let t = self.expr(xs);
+                let elem = self.fresh(xs.span);
+                let d = self.store.fresh_dim();
+                self.eq(Ty::array(d, elem.clone()), t, xs.span, Reason::None);
+                Some(elem)
+            }
+            LoopForm::While(_) => None,
+        };
+        let mark = self.locals.len();
+        let mut bound = Vec::new();
+        let tp = self.pat(pat, AnySize::Infer, &mut bound);
+        self.push(
+            Kind::LoopParam { param: tp.clone(), init: ti.clone() },
+            pat.span,
+            Reason::LoopInit(pat.span),
+        );
+        let mut names: Vec<Name> = bound.iter().map(|(n, _, _)| n.clone()).collect();
+        self.bind(bound);
+        match (form, form_ty) {
+            (LoopForm::For { var, .. }, Some(t)) => {
+                names.push(var.clone());
+                self.locals.push(Local { name: var.clone(), ty: t, kind: LocalKind::Value });
+            }
+            (LoopForm::ForIn(p, _), Some(elem)) => {
+                let mut b = Vec::new();
+                let t = self.pat(p, AnySize::Infer, &mut b);
+                self.eq(t, elem, p.span, Reason::Pattern);
+                names.extend(b.iter().map(|(n, _, _)| n.clone()));
+                self.bind(b);
+            }
+            (LoopForm::While(c), _) => {
+                let t = self.expr(c);
+                self.eq(Ty::bool(), t, c.span, Reason::WhileCond);
+            }
+            _ => {}
+        }
+        let tb = self.expr(body);
+        self.push(
+            Kind::LoopResult { param: tp.clone(), init: ti, body: tb },
+            body.span,
+            Reason::LoopBody(pat.span),
+        );
+        self.locals.truncate(mark);
+        self.escape(tp, names, span)
+    }
+
+    /// `loop (x, y) for ...` without an initial value: the pattern's variables from the scope.
+    pub(super) fn pat_from_scope(&mut self, p: &Pat) -> Ty {
+        match &p.kind {
+            PatKind::Var(n) => match self.lookup_local(n) {
+                Some(l) => l.ty.clone(),
+                None => {
+                    self.unknown_var(n, p.span);
+                    Ty::Err
+                }
+            },
+            PatKind::Tuple(ps) => Ty::Tuple(ps.iter().map(|q| self.pat_from_scope(q)).collect()),
+            PatKind::Record(fs) => {
+                Ty::Record(fs.iter().map(|(n, q)| (n.clone(), self.pat_from_scope(q))).collect())
+            }
+            PatKind::Ascribed(q, _) => self.pat_from_scope(q),
+            _ => self.fresh(p.span),
+        }
+    }
+}
