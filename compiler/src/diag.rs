@@ -128,10 +128,20 @@ impl Diagnostic {
         self
     }
 
+    /// `phase: message`, without saying the phase twice when the message already starts with it
+    /// (lowering's `unsupported: ...` messages).
+    pub fn header(&self) -> String {
+        let phase = self.phase.as_str();
+        match self.message.strip_prefix(phase) {
+            Some(rest) if rest.starts_with(':') => self.message.clone(),
+            _ => format!("{phase}: {}", self.message),
+        }
+    }
+
     /// `file:line:col: phase: message`, the one-line form used by the test runner's `error:` regexes.
     pub fn one_line(&self, file: &str, src: &str) -> String {
         let (l, c) = self.span.line_col(src);
-        format!("{file}:{l}:{c}: {}: {}", self.phase.as_str(), self.message)
+        format!("{file}:{l}:{c}: {}", self.header())
     }
 
     /// Multi-line rendering with a source excerpt and carets (no colour).
@@ -149,14 +159,14 @@ impl Diagnostic {
         }
         let (l, c) = self.span.line_col(src);
         let d = cs::Diagnostic::error()
-            .with_message(format!("{}: {}", self.phase.as_str(), self.message))
+            .with_message(self.header())
             .with_labels(labels)
             .with_notes(self.hints.iter().map(|h| format!("hint: {h}")).collect());
         let mut out = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
         let config = term::Config::default();
         let mut text = match term::emit(&mut out, &config, &files, &d) {
             Ok(()) => String::from_utf8_lossy(&out.into_inner()).into_owned(),
-            Err(_) => format!("{file}:{l}:{c}: {}: {}\n", self.phase.as_str(), self.message),
+            Err(_) => format!("{file}:{l}:{c}: {}\n", self.header()),
         };
         // codespan prints `file:line:col`; keep that first line greppable even for empty sources.
         if !text.contains(&format!("{file}:{l}:{c}")) {
@@ -192,6 +202,16 @@ mod tests {
         assert!(r.contains("t.fut:1:20"), "{r}");
         assert!(r.contains("^^^^"), "{r}");
         assert!(r.contains("hint: an `if` needs both branches"), "{r}");
+    }
+
+    #[test]
+    fn header_names_the_phase_once() {
+        let d = Diagnostic::new(Phase::Lower, Span::DUMMY, "unsupported: modules");
+        assert_eq!(d.header(), "unsupported: modules");
+        let d = Diagnostic::new(Phase::Lower, Span::DUMMY, "unsupportedness");
+        assert_eq!(d.header(), "unsupported: unsupportedness");
+        let d = Diagnostic::ty(Span::DUMMY, "unknown variable `x`");
+        assert_eq!(d.header(), "type error: unknown variable `x`");
     }
 
     #[test]

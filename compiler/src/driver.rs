@@ -48,7 +48,7 @@ pub fn render_diagnostic(d: &Diagnostic, file: &str, src: &str) -> String {
     if d.span != Span::DUMMY {
         return d.render(file, src);
     }
-    let mut s = format!("error: {}: {}\n", d.phase.as_str(), d.message);
+    let mut s = format!("error: {}\n", d.header());
     for h in &d.hints {
         s.push_str(&format!("  = hint: {h}\n"));
     }

@@ -211,7 +211,7 @@ fn pattern_text(e: &ExpectedError) -> String {
 /// its file name or its source happens to contain the expected words.
 pub fn error_text(d: &Diagnostic, src: &str) -> String {
     let (line, col) = d.span.line_col(src);
-    let mut s = format!("{line}:{col}: {}: {}", d.phase.as_str(), d.message);
+    let mut s = format!("{line}:{col}: {}", d.header());
     for l in std::iter::once(d.label.as_str()).chain(d.secondary.iter().map(|l| l.message.as_str()))
     {
         if !l.is_empty() {

@@ -498,6 +498,31 @@ impl Store {
         }
     }
 
+    /// The sizes of a value of type `t` (its arrays, outside function types) are no longer renamed
+    /// at applications: an existential that came from one application's result and is now passed
+    /// as an argument is the size of that argument (`zip g g` with `g` from a `filter`).
+    pub fn settle_sizes(&mut self, t: &Ty) {
+        fn walk(t: &Ty, per_app: &mut HashSet<Name>) {
+            match t {
+                Ty::Array { dim, elem, .. } => {
+                    if let Dim::Name(n) = dim {
+                        per_app.remove(n);
+                    }
+                    walk(elem, per_app);
+                }
+                Ty::Tuple(ts) => ts.iter().for_each(|t| walk(t, per_app)),
+                Ty::Record(fs) => fs.values().for_each(|t| walk(t, per_app)),
+                Ty::Sum(cs) => cs.values().flatten().for_each(|t| walk(t, per_app)),
+                Ty::Arrow { .. } | Ty::Prim(_) | Ty::Var(_) | Ty::Gen(_) | Ty::Err => {}
+            }
+        }
+        if self.per_app.is_empty() {
+            return;
+        }
+        let t = self.zonk(t);
+        walk(&t, &mut self.per_app);
+    }
+
     /// Give fresh names to the per-application existentials of a function's result.
     pub fn refresh_per_app(&mut self, t: &Ty) -> Ty {
         let mut renamed: HashMap<Name, Dim> = HashMap::new();

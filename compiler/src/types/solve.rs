@@ -299,6 +299,7 @@ impl<'s> Solver<'s> {
                 if let Err(m) = self.store.unify(&from, arg, Mode::default()) {
                     self.apply_mismatch(m, c, info, &from, arg);
                 }
+                self.store.settle_sizes(arg);
                 self.spines.entry(info.fun_span).or_default().push((
                     info.arg_span,
                     describe_arg(info),

@@ -111,29 +111,35 @@ impl<'a> Lowerer<'a> {
             }
             None => (if kind == RangeEnd::DownToExclusive { negone } else { one }, boolc(false)),
         };
-        let sign = self.b.unop(UnOp::Sgn, t, step);
+        // As in Futhark, the step is read as a signed number of the same width even for unsigned
+        // types (`10u8..>7` steps by 255u8, that is -1), and distances are computed in i64 so
+        // that they cannot wrap (`-100i8..<100`).
+        let st = PrimType::Int(signed_of(it));
+        let step_s = self.b.convert(t, st, step);
+        let sign = self.b.unop(UnOp::Sgn, st, step_s);
+        let one_s = Atom::Const(PrimValue::int(signed_of(it), 1));
+        let negone_s = Atom::Const(PrimValue::int(signed_of(it), -1));
+        let s64 = self.b.convert(t, PrimType::I64, s);
+        let e64 = self.b.convert(t, PrimType::I64, e);
         let (distance, wrong_dir, bounds_invalid) = match kind {
             RangeEnd::DownToExclusive => {
-                let w = self.b.cmp(CmpOp::Eq, t, sign, one);
-                let d = self.b.binop(BinOp::Sub, t, s, e);
-                let d = self.b.convert(t, PrimType::I64, d);
+                let w = self.b.cmp(CmpOp::Eq, st, sign, one_s);
+                let d = self.b.binop(BinOp::Sub, PrimType::I64, s64, e64);
                 (d, w, self.b.cmp(CmpOp::Lt, t, s, e))
             }
             RangeEnd::UpToExclusive => {
-                let w = self.b.cmp(CmpOp::Eq, t, sign, negone);
-                let d = self.b.binop(BinOp::Sub, t, e, s);
-                let d = self.b.convert(t, PrimType::I64, d);
+                let w = self.b.cmp(CmpOp::Eq, st, sign, negone_s);
+                let d = self.b.binop(BinOp::Sub, PrimType::I64, e64, s64);
                 (d, w, self.b.cmp(CmpOp::Lt, t, e, s))
             }
             RangeEnd::Inclusive => {
-                let down = self.b.cmp(CmpOp::Eq, t, sign, negone);
+                let down = self.b.cmp(CmpOp::Eq, st, sign, negone_s);
                 let inv_down = self.b.cmp(CmpOp::Lt, t, s, e);
                 let inv_up = self.b.cmp(CmpOp::Lt, t, e, s);
                 let invalid = self.b.select(down, inv_down, inv_up, PrimType::Bool);
-                let dd = self.b.binop(BinOp::Sub, t, s, e);
-                let du = self.b.binop(BinOp::Sub, t, e, s);
-                let d = self.b.select(down, dd, du, t);
-                let d = self.b.convert(t, PrimType::I64, d);
+                let dd = self.b.binop(BinOp::Sub, PrimType::I64, s64, e64);
+                let du = self.b.binop(BinOp::Sub, PrimType::I64, e64, s64);
+                let d = self.b.select(down, dd, du, PrimType::I64);
                 (self.b.binop(BinOp::Add, PrimType::I64, d, i64c(1)), boolc(false), invalid)
             }
         };
@@ -149,8 +155,8 @@ impl<'a> Lowerer<'a> {
             (RangeEnd::DownToExclusive, None) => ("{}..>{}", vec![s, e]),
         };
         self.b.assert(valid, format!("invalid range {text}"), vals);
-        let step64 = self.b.convert(t, PrimType::I64, step);
-        let sign64 = self.b.convert(t, PrimType::I64, sign);
+        let step64 = self.b.convert(st, PrimType::I64, step_s);
+        let sign64 = self.b.convert(st, PrimType::I64, sign);
         let pos_step = self.b.binop(BinOp::Mul, PrimType::I64, step64, sign64);
         // Rounding-up division of a non-negative distance by a positive step.
         let n = if pos_step == i64c(1) {
@@ -392,5 +398,16 @@ impl<'a> Lowerer<'a> {
             new.push((Atom::Var(r), t));
         }
         arr.rebuild(&mut new.into_iter()).ok_or_else(|| internal(span, "updated value shape"))
+    }
+}
+
+/// The signed integer type of the same width.
+fn signed_of(it: IntType) -> IntType {
+    match it {
+        IntType::U8 => IntType::I8,
+        IntType::U16 => IntType::I16,
+        IntType::U32 => IntType::I32,
+        IntType::U64 => IntType::I64,
+        _ => it,
     }
 }
