@@ -181,7 +181,10 @@ def g [n] (xs: [n]i32) : ?[k].[k]i32 = xs
     assert_eq!(type_of(src, "f"), "[n]i32 -> []i32");
     assert_eq!(type_of(src, "g"), "[n]i32 -> []i32");
     let src = format!("{src}\ndef h [n] (xs: [n]i32) = zip (f xs) (f xs)");
-    let e = error(&src, "size mismatch: `zip` expects an argument of size `k");
+    let e = error(
+        &src,
+        "size mismatch: `zip` expects arguments of the same length, but argument 1 has size `k",
+    );
     assert_eq!(e.phase, Phase::Size);
 }
 
