@@ -6,6 +6,7 @@ mod infer;
 mod prelude;
 mod props;
 mod sizes;
+mod stack;
 mod unique;
 
 use crate::diag::Diagnostic;
