@@ -64,7 +64,7 @@ fn ad_programs_validate() {
 
 #[test]
 fn unsupported_is_an_error_with_a_span() {
-    let src = "entry main (xs: []f64) = vjp (\\as -> scan (*) 1 as) xs (copy xs)";
+    let src = "entry main (xs: []f64) = vjp (\\as -> hist (\\a b -> a * b + b) 0 2 (map (\\_ -> 0) as) as) xs [1, 1]";
     let d = driver::compile(src).expect_err("should be unsupported");
     assert!(d[0].message.starts_with("unsupported:"), "{}", d[0].message);
     assert!(d[0].span.start > 0);
