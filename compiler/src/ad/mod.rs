@@ -15,6 +15,7 @@
 mod build;
 mod deriv;
 mod fwd;
+pub mod gradcheck;
 mod rev;
 mod soac_rev;
 pub mod walk;

@@ -69,3 +69,53 @@ fn unsupported_is_an_error_with_a_span() {
     assert!(d[0].message.starts_with("unsupported:"), "{}", d[0].message);
     assert!(d[0].span.start > 0);
 }
+
+/// Property: every differentiable entry point of the examples (float parameters and results),
+/// at random inputs, has jvp and vjp that agree with central finite differences (f64: relative
+/// error below 1e-5; f32: below 5e-2) and with each other (f64: 1e-9, f32: 1e-3).
+#[test]
+fn examples_agree_with_finite_differences() {
+    use crate::prim::{FloatType, PrimType};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut checked = Vec::new();
+    let mut failures = Vec::new();
+    for dir in ["examples", "examples/ad"] {
+        let Ok(rd) = std::fs::read_dir(root.join(dir)) else { continue };
+        let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            if p.extension().is_none_or(|x| x != "fut") {
+                continue;
+            }
+            let src = std::fs::read_to_string(&p).expect("read");
+            let Ok(c) = driver::compile(&src) else { continue };
+            for e in &c.ir.entries {
+                let fl = |t: &crate::ir::EntryType| matches!(t.elem, PrimType::Float(_));
+                if !e.params.iter().any(fl)
+                    || !e.results.iter().any(fl)
+                    || e.name.starts_with("gradcheck")
+                {
+                    continue;
+                }
+                let f64s = e
+                    .params
+                    .iter()
+                    .chain(&e.results)
+                    .filter(|t| fl(t))
+                    .all(|t| t.elem == PrimType::Float(FloatType::F64));
+                let Ok(r) = super::gradcheck::gradcheck(&src, &e.name, None, 3, 7) else {
+                    continue;
+                };
+                let (tol_fd, tol_modes) = if f64s { (1e-5, 1e-9) } else { (5e-2, 1e-3) };
+                let name = format!("{}:{}", p.display(), e.name);
+                if r.jvp_error.max(r.vjp_error) > tol_fd || r.modes_error > tol_modes {
+                    failures.push(format!("{name}: {r:?}"));
+                }
+                checked.push(name);
+            }
+        }
+    }
+    eprintln!("gradient-checked {} entry points: {checked:?}", checked.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked.len() >= 10, "only {} entry points checked: {checked:?}", checked.len());
+}
