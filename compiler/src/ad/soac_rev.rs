@@ -22,12 +22,42 @@ fn simple_op(lam: &Lambda) -> Option<BinOp> {
     ((*a == xa && *b == ya) || (*a == ya && *b == xa)).then_some(*op)
 }
 
+/// Whether the operator adds its two groups of `k` parameters componentwise (`+`, and the
+/// (value, tangent) pairs forward mode makes of it).
+fn adds_componentwise(lam: &Lambda) -> bool {
+    let k = lam.ret.len();
+    if lam.params.len() != 2 * k || lam.body.stms.len() != k {
+        return false;
+    }
+    lam.body.result.iter().enumerate().all(|(j, r)| {
+        let (Some(x), Some(y)) = (lam.params.get(j), lam.params.get(k + j)) else { return false };
+        let (xa, ya) = (Atom::Var(x.var), Atom::Var(y.var));
+        matches!(x.ty, Type::Prim(_))
+            && lam.body.stms.iter().any(|s| {
+                s.pat.first().map(|p| Atom::Var(p.var)) == Some(*r)
+                    && matches!(&s.exp, Exp::BinOp(BinOp::Add, _, a, b)
+                        if (*a == xa && *b == ya) || (*a == ya && *b == xa))
+            })
+    })
+}
+
 impl Ad {
     pub(crate) fn rev_soac(&mut self, s: &Stm, adjs: &mut Adjs) -> R<()> {
         match &s.exp {
             Exp::Reduce { w, lam, neutral, arrs, .. } => {
                 let seeds: Vec<(usize, Atom)> = self.soac_seeds(&s.pat, adjs);
                 if seeds.is_empty() {
+                    return Ok(());
+                }
+                if arrs.len() > 1 && adds_componentwise(lam) {
+                    let wd = atom_dim(*w).ok_or_else(|| internal(s.span, "width"))?;
+                    for (k, yb) in &seeds {
+                        let a = arrs[*k];
+                        let ty = self.ty(a)?;
+                        let c =
+                            self.let1("adj", ty, Exp::Replicate { shape: vec![wd], value: *yb });
+                        self.add_adj(adjs, &Atom::Var(a), Atom::Var(c), true)?;
+                    }
                     return Ok(());
                 }
                 match (simple_op(lam), arrs.as_slice(), seeds.as_slice()) {
@@ -75,6 +105,17 @@ impl Ad {
             Exp::Hist { dest, lam, is, vs, .. } => {
                 let seeds = self.soac_seeds(&s.pat, adjs);
                 if seeds.is_empty() {
+                    return Ok(());
+                }
+                if vs.len() > 1 && adds_componentwise(lam) {
+                    for (k, hb) in &seeds {
+                        let (d, v) = (dest[*k], vs[*k]);
+                        self.add_adj(adjs, &Atom::Var(d), *hb, false)?;
+                        let vty = self.ty(v)?;
+                        let hbv = self.var_of(*hb)?;
+                        let g = self.gather(hbv, &[*is], &vty)?;
+                        self.add_adj(adjs, &Atom::Var(v), Atom::Var(g), true)?;
+                    }
                     return Ok(());
                 }
                 match (simple_op(lam), vs.as_slice(), seeds.as_slice(), dest.as_slice()) {
