@@ -15,6 +15,9 @@ pub struct Ad {
     pub types: HashMap<Var, Type>,
     stack: Vec<Vec<Stm>>,
     pub span: Span,
+    /// Free arrays of the `map` lambda being differentiated whose adjoint contributions are
+    /// collected as (index, value) pairs instead of by the `Index` rule.
+    pub sparse: std::collections::HashSet<Var>,
 }
 
 /// The constant `v` of float type `t` (or an integer/bool zero for other types).
@@ -75,7 +78,7 @@ pub fn i64c(v: i64) -> Atom {
 
 impl Ad {
     pub fn new(names: Vec<String>, types: HashMap<Var, Type>) -> Ad {
-        Ad { names, types, stack: vec![Vec::new()], span: Span::DUMMY }
+        Ad { names, types, stack: vec![Vec::new()], span: Span::DUMMY, sparse: Default::default() }
     }
 
     pub fn fresh(&mut self, name: &str, ty: Type) -> Var {

@@ -339,6 +339,7 @@ impl Ad {
                 self.add_adj(adjs, b, cb, false)?;
             }
             Exp::Cmp(..) | Exp::Iota { .. } | Exp::Assert { .. } => {}
+            Exp::Index { arr, .. } if self.sparse.contains(arr) => {}
             Exp::Index { arr, idx } => {
                 let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
                 let ty = self.ty(v)?;
@@ -663,8 +664,34 @@ impl Ad {
     fn rev_map(&mut self, s: &Stm, w: Atom, lam: &Lambda, arrs: &[Var], adjs: &mut Adjs) -> R<()> {
         let seeds = self.pat_adjs(&s.pat, adjs);
         let pvars: Vec<Var> = lam.params.iter().map(|p| p.var).collect();
-        let fv = self.free_floats(&lam.body, &pvars);
         let copy = self.rename_lambda(lam);
+        // Free arrays read only by full indexing at the top level of the lambda (gathers):
+        // their adjoints are (index, value) pairs added by a histogram after the map, instead
+        // of a full-size array per element.
+        let all_fv = self.free_floats(&lam.body, &pvars);
+        let mut sparse: Vec<(Var, Vec<usize>)> = Vec::new();
+        for a in &all_fv {
+            let Ok(Type::Array { shape, .. }) = self.ty(*a) else { continue };
+            let mut uses = 0usize;
+            let mut b = copy.body.clone();
+            walk::body_vars(&mut b, &mut |v, _| uses += usize::from(*v == *a));
+            let direct: Vec<usize> = copy
+                .body
+                .stms
+                .iter()
+                .enumerate()
+                .filter(|(_, st)| {
+                    matches!(&st.exp, Exp::Index { arr, idx } if arr == a && idx.len() == shape.len()
+                        && idx.iter().all(|d| matches!(d, DimIndex::Fix(x) if *x != Atom::Var(*a))))
+                })
+                .map(|(k, _)| k)
+                .collect();
+            if !direct.is_empty() && direct.len() == uses {
+                sparse.push((*a, direct));
+            }
+        }
+        let fv: Vec<Var> =
+            all_fv.iter().filter(|v| !sparse.iter().any(|(a, _)| a == *v)).copied().collect();
         let mut params = copy.params.clone();
         let mut seed_arrs = Vec::new();
         let mut pairs = Vec::new();
@@ -687,20 +714,55 @@ impl Ad {
         for v in &want {
             ret.push(self.ty(*v)?);
         }
+        // Per sparse read: its index atoms and the adjoint of the value read.
+        let mut sparse_reads: Vec<(Var, Vec<Atom>, Var, Type)> = Vec::new();
+        for (a, ks) in &sparse {
+            for k in ks {
+                let st = &copy.body.stms[*k];
+                if let (Exp::Index { idx, .. }, Some(p)) = (&st.exp, st.pat.first()) {
+                    let ia: Vec<Atom> = idx
+                        .iter()
+                        .filter_map(|d| match d {
+                            DimIndex::Fix(x) => Some(*x),
+                            DimIndex::Slice { .. } => None,
+                        })
+                        .collect();
+                    sparse_reads.push((*a, ia, p.var, p.ty.clone()));
+                }
+            }
+        }
+        let nwant = want.len();
+        want.extend(sparse_reads.iter().map(|(_, _, v, _)| *v));
+        for (_, ia, _, t) in &sparse_reads {
+            ret.extend(ia.iter().map(|_| Type::Prim(PrimType::I64)));
+            ret.push(t.clone());
+        }
+        for (a, _) in &sparse {
+            self.sparse.insert(*a);
+        }
         self.open();
-        let r = self.rev_scope(&copy.body, &pairs, Adjs::default(), &want);
+        let r = self.rev_scope(&copy.body, &pairs, Adjs::default(), &want).map(|mut res| {
+            let extra: Vec<Atom> = res.split_off(nwant);
+            for ((_, ia, _, _), v) in sparse_reads.iter().zip(extra) {
+                res.extend(ia.iter().copied());
+                res.push(v);
+            }
+            res
+        });
+        for (a, _) in &sparse {
+            self.sparse.remove(a);
+        }
         let res = r.as_ref().ok().cloned().unwrap_or_default();
         let body = self.close(res);
         r?;
         let wd = super::build::atom_dim(w).ok_or_else(|| internal(s.span, "map width"))?;
-        let pat: Vec<Param> = want
+        let pat: Vec<Param> = ret
             .iter()
-            .zip(&ret)
-            .map(|(v, t)| {
+            .map(|t| {
                 let mut sh = vec![wd];
                 sh.extend(shape_of(t));
                 let ty = mk_ty(t.elem(), sh);
-                Param { var: self.fresh_like(*v, "_adj", ty.clone()), ty }
+                Param { var: self.fresh("adj", ty.clone()), ty }
             })
             .collect();
         let mut narrs = arrs.to_vec();
@@ -711,10 +773,70 @@ impl Ad {
         for (a, p) in float_arrs.iter().zip(&pat) {
             self.add_adj(adjs, &Atom::Var(*a), Atom::Var(p.var), true)?;
         }
-        for (v, p) in fv.iter().zip(pat.iter().skip(nwant_params)) {
+        for (v, p) in fv.iter().zip(pat.iter().skip(nwant_params).take(nwant - nwant_params)) {
             let c = self.sum_outer(Atom::Var(p.var), &p.ty, 1)?;
             self.add_adj(adjs, &Atom::Var(*v), c, true)?;
         }
+        let mut rest = pat.iter().skip(nwant);
+        for (a, ia, _, t) in &sparse_reads {
+            let idx: Vec<Var> = ia.iter().filter_map(|_| rest.next().map(|p| p.var)).collect();
+            let Some(vals) = rest.next().map(|p| p.var) else { break };
+            let c = self.scatter_add(*a, &idx, vals, w, t.elem())?;
+            self.add_adj(adjs, &Atom::Var(*a), Atom::Var(c), true)?;
+        }
         Ok(())
+    }
+
+    /// An array shaped like `a` with `vals[j]` added at index `(idx[0][j], idx[1][j], ...)`.
+    fn scatter_add(&mut self, a: Var, idx: &[Var], vals: Var, w: Atom, t: PrimType) -> R<Var> {
+        let aty = self.ty(a)?;
+        let sh = shape_of(&aty);
+        let flat_is = if idx.len() == 1 {
+            idx[0]
+        } else {
+            let ps: Vec<Param> =
+                idx.iter().map(|_| self.param("i", Type::Prim(PrimType::I64))).collect();
+            let sh2 = sh.clone();
+            let lam = self.lambda(ps, vec![Type::Prim(PrimType::I64)], move |ad, ps| {
+                let mut f = i64c(0);
+                for (p, d) in ps.iter().zip(&sh2) {
+                    let m = ad.bin(BinOp::Mul, PrimType::I64, f, dim_atom(*d));
+                    f = ad.bin(BinOp::Add, PrimType::I64, m, Atom::Var(p.var));
+                }
+                Ok(vec![f])
+            })?;
+            let wd = super::build::atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
+            self.let1(
+                "flat",
+                Type::Array { elem: PrimType::I64, shape: vec![wd] },
+                Exp::Map { w, lam, arrs: idx.to_vec() },
+            )
+        };
+        let mut total = i64c(1);
+        for d in &sh {
+            total = self.bin(BinOp::Mul, PrimType::I64, total, dim_atom(*d));
+        }
+        let td = super::build::atom_dim(total).ok_or_else(|| internal(self.span, "size"))?;
+        let fty = Type::Array { elem: t, shape: vec![td] };
+        let z = self.zeros(&fty);
+        let zv = self.var_of(z)?;
+        let lam = self.add_lambda(&Type::Prim(t))?;
+        let h = self.let1(
+            "adj",
+            fty,
+            Exp::Hist {
+                dest: vec![zv],
+                lam,
+                neutral: vec![fconst(t, 0.0)],
+                is: flat_is,
+                vs: vec![vals],
+                w,
+            },
+        );
+        if sh.len() == 1 {
+            Ok(h)
+        } else {
+            Ok(self.let1("adj", aty.clone(), Exp::Reshape { arr: h, shape: sh }))
+        }
     }
 }
