@@ -9,7 +9,50 @@ use crate::ir::*;
 /// Simplify every function of `prog` in place.
 pub fn simplify(prog: &mut Program) {
     for f in &mut prog.funs {
+        copy_prop(f);
         dce(&mut f.body);
+    }
+}
+
+/// Replace uses of `let v = w` (same type) by `w`. Variables are bound once in the program and
+/// every use of `v` follows its binding, so `w` is in scope at each of them.
+fn copy_prop(f: &mut FunDef) {
+    use std::collections::HashMap;
+    let mut types: HashMap<Var, Type> = f.params.iter().map(|p| (p.var, p.ty.clone())).collect();
+    crate::ad::walk::body_types(&f.body, &mut types);
+    let mut subst: HashMap<Var, Var> = HashMap::new();
+    collect_copies(&f.body, &types, &mut subst);
+    if subst.is_empty() {
+        return;
+    }
+    let resolve = |mut v: Var| {
+        for _ in 0..64 {
+            match subst.get(&v) {
+                Some(w) => v = *w,
+                None => break,
+            }
+        }
+        v
+    };
+    crate::ad::walk::body_vars(&mut f.body, &mut |v, binder| {
+        if !binder {
+            *v = resolve(*v);
+        }
+    });
+}
+
+fn collect_copies(
+    b: &Body,
+    types: &std::collections::HashMap<Var, Type>,
+    out: &mut std::collections::HashMap<Var, Var>,
+) {
+    for s in &b.stms {
+        if let ([p], Exp::Atom(Atom::Var(w))) = (s.pat.as_slice(), &s.exp) {
+            if types.get(w) == Some(&p.ty) {
+                out.insert(p.var, *w);
+            }
+        }
+        crate::ad::for_each_body(&s.exp, &mut |b| collect_copies(b, types, out));
     }
 }
 
