@@ -43,6 +43,7 @@ mod constraint;
 mod env;
 mod gen;
 mod generalise;
+pub mod ilp;
 mod ity;
 mod prelude;
 pub mod print;
