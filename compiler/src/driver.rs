@@ -16,8 +16,13 @@ pub struct Compiled {
 
 /// Parse, check and lower a program to the core IR.
 pub fn compile(src: &str) -> Result<Compiled, Vec<Diagnostic>> {
+    compile_with(src, true)
+}
+
+/// [`compile`], with AUTOMAP on or off (`--no-automap`).
+pub fn compile_with(src: &str, automap: bool) -> Result<Compiled, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
-    let checked = types::check(&ast)?;
+    let checked = types::check_with(&ast, automap)?;
     let ir = ir::lower::lower(&checked)?;
     Ok(Compiled { ast, checked, ir })
 }
@@ -71,10 +76,11 @@ pub enum Stage {
     Opt,
     Wgsl,
     Wat,
+    Ilp,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Parse,
         Stage::Types,
         Stage::Elab,
@@ -83,6 +89,7 @@ impl Stage {
         Stage::Opt,
         Stage::Wgsl,
         Stage::Wat,
+        Stage::Ilp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -95,6 +102,7 @@ impl Stage {
             Stage::Opt => "opt",
             Stage::Wgsl => "wgsl",
             Stage::Wat => "wat",
+            Stage::Ilp => "ilp",
         }
     }
 
@@ -104,7 +112,7 @@ impl Stage {
 
     /// Is this stage built yet?
     pub fn available(self) -> bool {
-        matches!(self, Stage::Parse | Stage::Types | Stage::Ir)
+        matches!(self, Stage::Parse | Stage::Types | Stage::Elab | Stage::Ilp | Stage::Ir)
     }
 }
 
@@ -114,6 +122,8 @@ pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
         Stage::Parse => show_parse(src),
         Stage::Types => show_types(src),
         Stage::Ir => show_ir(src),
+        Stage::Elab => show_elab(src),
+        Stage::Ilp => show_ilp(src),
         _ => Err(vec![Diagnostic::new(
             Phase::Lower,
             Span::DUMMY,
@@ -135,6 +145,21 @@ pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
     Ok(types::print::print_checked(&checked))
 }
 
+/// Every user definition after AUTOMAP, as source, with each inserted map/rep listed.
+pub fn show_elab(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let (checked, reports) = types::check_automap_report(&ast);
+    let checked = checked?;
+    Ok(types::automap::print_elaborated(&checked, &reports, src))
+}
+
+/// Every user definition's AUTOMAP rank ILP: variables, constraints, objective and solution.
+pub fn show_ilp(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let (_, reports) = types::check_automap_report(&ast);
+    Ok(types::automap::print_ilps(&reports))
+}
+
 /// The core IR after lowering.
 pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
     let compiled = compile(src)?;
@@ -143,13 +168,16 @@ pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
 
 /// The reference interpreter as a backend for the test runner.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Interp;
+pub struct Interp {
+    /// Type-check without AUTOMAP.
+    pub no_automap: bool,
+}
 
 impl Backend for Interp {
     type Program = Compiled;
 
     fn compile(&mut self, src: &str) -> Result<Compiled, Vec<Diagnostic>> {
-        compile(src)
+        compile_with(src, !self.no_automap)
     }
 
     fn run(
@@ -174,7 +202,7 @@ mod tests {
         assert_eq!(Stage::from_name("bogus"), None);
         let avail: Vec<&str> =
             Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
-        assert_eq!(avail, ["parse", "types", "ir"]);
+        assert_eq!(avail, ["parse", "types", "elab", "ir", "ilp"]);
     }
 
     #[test]
