@@ -24,6 +24,7 @@ pub fn compile_with(src: &str, automap: bool) -> Result<Compiled, Vec<Diagnostic
     let ast = syntax::parse(src)?;
     let checked = types::check_with(&ast, automap)?;
     let ir = ir::lower::lower(&checked)?;
+    let ir = crate::ad::differentiate(&ir).map_err(|d| vec![d])?;
     Ok(Compiled { ast, checked, ir })
 }
 
@@ -112,7 +113,10 @@ impl Stage {
 
     /// Is this stage built yet?
     pub fn available(self) -> bool {
-        matches!(self, Stage::Parse | Stage::Types | Stage::Elab | Stage::Ilp | Stage::Ir)
+        matches!(
+            self,
+            Stage::Parse | Stage::Types | Stage::Elab | Stage::Ilp | Stage::Ir | Stage::Ad
+        )
     }
 }
 
@@ -124,6 +128,7 @@ pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
         Stage::Ir => show_ir(src),
         Stage::Elab => show_elab(src),
         Stage::Ilp => show_ilp(src),
+        Stage::Ad => show_ad(src),
         _ => Err(vec![Diagnostic::new(
             Phase::Lower,
             Span::DUMMY,
@@ -160,10 +165,31 @@ pub fn show_ilp(src: &str) -> Result<String, Vec<Diagnostic>> {
     Ok(types::automap::print_ilps(&reports))
 }
 
-/// The core IR after lowering.
+/// The core IR after lowering (`jvp`/`vjp` not yet expanded).
 pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let checked = types::check(&ast)?;
+    let ir = ir::lower::lower(&checked)?;
+    Ok(ir::print::print_program(&ir))
+}
+
+/// The core IR after differentiation and simplification (the derivative code).
+pub fn show_ad(src: &str) -> Result<String, Vec<Diagnostic>> {
+    show_ad_entry(src, None)
+}
+
+/// As [`show_ad`], restricted to one entry point and the functions it calls.
+pub fn show_ad_entry(src: &str, entry: Option<&str>) -> Result<String, Vec<Diagnostic>> {
     let compiled = compile(src)?;
-    Ok(ir::print::print_program(&compiled.ir))
+    let Some(entry) = entry else { return Ok(ir::print::print_program(&compiled.ir)) };
+    match crate::ad::restrict_to_entry(&compiled.ir, entry) {
+        Some(p) => Ok(ir::print::print_program(&p)),
+        None => Err(vec![Diagnostic::new(
+            Phase::Value,
+            Span::DUMMY,
+            format!("unknown entry point `{entry}`"),
+        )]),
+    }
 }
 
 /// The reference interpreter as a backend for the test runner.
@@ -202,7 +228,7 @@ mod tests {
         assert_eq!(Stage::from_name("bogus"), None);
         let avail: Vec<&str> =
             Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
-        assert_eq!(avail, ["parse", "types", "elab", "ir", "ilp"]);
+        assert_eq!(avail, ["parse", "types", "elab", "ir", "ad", "ilp"]);
     }
 
     #[test]
