@@ -16,6 +16,9 @@ pub struct Args {
     /// The entry point to run.
     #[arg(short, long, default_value = "main")]
     entry: String,
+    /// Type-check without AUTOMAP (every map and rep must be explicit).
+    #[arg(long)]
+    no_automap: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -27,7 +30,7 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let compiled = match driver::compile(&src) {
+    let compiled = match driver::compile_with(&src, !args.no_automap) {
         Ok(c) => c,
         Err(diags) => {
             eprint!("{}", render_all(&diags, &name, &src));

@@ -20,6 +20,9 @@ pub struct Args {
     /// Seed for `random input` cases.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Type-check without AUTOMAP (every map and rep must be explicit).
+    #[arg(long)]
+    no_automap: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -39,7 +42,7 @@ pub fn main(args: &Args) -> ExitCode {
     }
     let opts = Options { seed: args.seed, tolerance: DEFAULT_TOLERANCE };
     for (name, file) in &files {
-        let report = test_file(name, file, &opts);
+        let report = test_file(name, file, &opts, Interp { no_automap: args.no_automap });
         print_report(name, &report, args.verbose);
         totals.cases.extend(report.cases);
     }
@@ -89,13 +92,13 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-fn test_file(name: &str, path: &Path, opts: &Options) -> FileReport {
+fn test_file(name: &str, path: &Path, opts: &Options, mut interp: Interp) -> FileReport {
     let src = match crate::source::read(path) {
         Ok(s) => s,
         Err(msg) => return FileReport { cases: vec![whole_file_failure(msg)] },
     };
     // A compiler bug must not stop the whole run: report it against the file and go on.
-    catch_unwind(AssertUnwindSafe(|| run_file(name, &src, &mut Interp, opts))).unwrap_or_else(
+    catch_unwind(AssertUnwindSafe(|| run_file(name, &src, &mut interp, opts))).unwrap_or_else(
         |panic| {
             let msg = panic
                 .downcast_ref::<String>()

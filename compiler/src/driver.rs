@@ -16,8 +16,13 @@ pub struct Compiled {
 
 /// Parse, check and lower a program to the core IR.
 pub fn compile(src: &str) -> Result<Compiled, Vec<Diagnostic>> {
+    compile_with(src, true)
+}
+
+/// [`compile`], with AUTOMAP on or off (`--no-automap`).
+pub fn compile_with(src: &str, automap: bool) -> Result<Compiled, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
-    let checked = types::check(&ast)?;
+    let checked = types::check_with(&ast, automap)?;
     let ir = ir::lower::lower(&checked)?;
     let ir = crate::ad::differentiate(&ir).map_err(|d| vec![d])?;
     Ok(Compiled { ast, checked, ir })
@@ -72,10 +77,11 @@ pub enum Stage {
     Opt,
     Wgsl,
     Wat,
+    Ilp,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Parse,
         Stage::Types,
         Stage::Elab,
@@ -84,6 +90,7 @@ impl Stage {
         Stage::Opt,
         Stage::Wgsl,
         Stage::Wat,
+        Stage::Ilp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -96,6 +103,7 @@ impl Stage {
             Stage::Opt => "opt",
             Stage::Wgsl => "wgsl",
             Stage::Wat => "wat",
+            Stage::Ilp => "ilp",
         }
     }
 
@@ -105,7 +113,10 @@ impl Stage {
 
     /// Is this stage built yet?
     pub fn available(self) -> bool {
-        matches!(self, Stage::Parse | Stage::Types | Stage::Ir | Stage::Ad)
+        matches!(
+            self,
+            Stage::Parse | Stage::Types | Stage::Elab | Stage::Ilp | Stage::Ir | Stage::Ad
+        )
     }
 }
 
@@ -115,6 +126,8 @@ pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
         Stage::Parse => show_parse(src),
         Stage::Types => show_types(src),
         Stage::Ir => show_ir(src),
+        Stage::Elab => show_elab(src),
+        Stage::Ilp => show_ilp(src),
         Stage::Ad => show_ad(src),
         _ => Err(vec![Diagnostic::new(
             Phase::Lower,
@@ -135,6 +148,21 @@ pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
     let checked = types::check(&ast)?;
     Ok(types::print::print_checked(&checked))
+}
+
+/// Every user definition after AUTOMAP, as source, with each inserted map/rep listed.
+pub fn show_elab(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let (checked, reports) = types::check_automap_report(&ast);
+    let checked = checked?;
+    Ok(types::automap::print_elaborated(&checked, &reports, src))
+}
+
+/// Every user definition's AUTOMAP rank ILP: variables, constraints, objective and solution.
+pub fn show_ilp(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let (_, reports) = types::check_automap_report(&ast);
+    Ok(types::automap::print_ilps(&reports))
 }
 
 /// The core IR after lowering (`jvp`/`vjp` not yet expanded).
@@ -166,13 +194,16 @@ pub fn show_ad_entry(src: &str, entry: Option<&str>) -> Result<String, Vec<Diagn
 
 /// The reference interpreter as a backend for the test runner.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Interp;
+pub struct Interp {
+    /// Type-check without AUTOMAP.
+    pub no_automap: bool,
+}
 
 impl Backend for Interp {
     type Program = Compiled;
 
     fn compile(&mut self, src: &str) -> Result<Compiled, Vec<Diagnostic>> {
-        compile(src)
+        compile_with(src, !self.no_automap)
     }
 
     fn run(
@@ -197,7 +228,7 @@ mod tests {
         assert_eq!(Stage::from_name("bogus"), None);
         let avail: Vec<&str> =
             Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
-        assert_eq!(avail, ["parse", "types", "ir", "ad"]);
+        assert_eq!(avail, ["parse", "types", "elab", "ir", "ad", "ilp"]);
     }
 
     #[test]
