@@ -104,7 +104,7 @@ impl Stage {
 
     /// Is this stage built yet?
     pub fn available(self) -> bool {
-        matches!(self, Stage::Parse | Stage::Types | Stage::Ir)
+        matches!(self, Stage::Parse | Stage::Types | Stage::Ir | Stage::Wat)
     }
 }
 
@@ -114,6 +114,7 @@ pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
         Stage::Parse => show_parse(src),
         Stage::Types => show_types(src),
         Stage::Ir => show_ir(src),
+        Stage::Wat => show_wat(src),
         _ => Err(vec![Diagnostic::new(
             Phase::Lower,
             Span::DUMMY,
@@ -139,6 +140,15 @@ pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
 pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
     let compiled = compile(src)?;
     Ok(ir::print::print_program(&compiled.ir))
+}
+
+/// The program compiled to WebAssembly, as text.
+pub fn show_wat(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let compiled = compile(src)?;
+    let m = crate::backend::wasm::compile(&compiled.ir, &Default::default())?;
+    crate::backend::wasm::to_wat(&m.bytes).map_err(|e| {
+        vec![Diagnostic::new(Phase::Lower, Span::DUMMY, format!("internal error: {e}"))]
+    })
 }
 
 /// The reference interpreter as a backend for the test runner.
@@ -174,7 +184,7 @@ mod tests {
         assert_eq!(Stage::from_name("bogus"), None);
         let avail: Vec<&str> =
             Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
-        assert_eq!(avail, ["parse", "types", "ir"]);
+        assert_eq!(avail, ["parse", "types", "ir", "wat"]);
     }
 
     #[test]

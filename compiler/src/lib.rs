@@ -9,6 +9,7 @@
 //! Nothing in this crate performs I/O, touches a GPU or a DOM; it builds for `wasm32-unknown-unknown`.
 //! [`driver`] strings the stages together for the CLI and the web crate.
 
+pub mod backend;
 pub mod diag;
 pub mod driver;
 pub mod interp;
