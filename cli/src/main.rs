@@ -1,6 +1,7 @@
 //! `ogham`: run, test and inspect Ogham programs.
 
 mod backend;
+mod gradcheck;
 mod run;
 mod show;
 mod source;
@@ -23,6 +24,8 @@ enum Command {
     Run(run::Args),
     /// Print a stage of the pipeline for a program.
     Show(show::Args),
+    /// Check an entry point's derivatives (jvp and vjp) against finite differences.
+    Gradcheck(gradcheck::Args),
     /// Run the test blocks of programs (files, or directories searched for `*.fut`).
     Test(test::Args),
 }
@@ -32,5 +35,6 @@ fn main() -> ExitCode {
         Command::Run(args) => run::main(&args),
         Command::Show(args) => show::main(&args),
         Command::Test(args) => test::main(&args),
+        Command::Gradcheck(args) => gradcheck::main(&args),
     }
 }

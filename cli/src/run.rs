@@ -20,6 +20,9 @@ pub struct Args {
     /// Where to run it.
     #[arg(long, value_enum, default_value_t)]
     backend: crate::backend::BackendKind,
+    /// Type-check without AUTOMAP (every map and rep must be explicit).
+    #[arg(long)]
+    no_automap: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -31,7 +34,7 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let compiled = match driver::compile(&src) {
+    let compiled = match driver::compile_with(&src, !args.no_automap) {
         Ok(c) => c,
         Err(diags) => {
             eprint!("{}", render_all(&diags, &name, &src));

@@ -13,6 +13,9 @@ pub struct Args {
     stage: String,
     /// The program.
     file: PathBuf,
+    /// Only this entry point and what it calls (for `ad`).
+    #[arg(short = 'e', long = "entry")]
+    entry: Option<String>,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -33,7 +36,11 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match driver::show(stage, &src) {
+    let shown = match (stage, &args.entry) {
+        (Stage::Ad, Some(e)) => driver::show_ad_entry(&src, Some(e)),
+        _ => driver::show(stage, &src),
+    };
+    match shown {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS

@@ -25,6 +25,9 @@ pub struct Args {
     /// Where to run the programs.
     #[arg(long, value_enum, default_value_t)]
     backend: crate::backend::BackendKind,
+    /// Type-check without AUTOMAP (every map and rep must be explicit).
+    #[arg(long)]
+    no_automap: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -57,7 +60,7 @@ pub fn main(args: &Args) -> ExitCode {
     for (name, file) in &files {
         let report = match wasm.as_mut() {
             Some(b) => test_file(name, file, &opts, b),
-            None => test_file(name, file, &opts, &mut Interp),
+            None => test_file(name, file, &opts, &mut Interp { no_automap: args.no_automap }),
         };
         print_report(name, &report, args.verbose);
         totals.cases.extend(report.cases);

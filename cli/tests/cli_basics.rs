@@ -21,7 +21,7 @@ fn usage_errors_exit_with_2() {
 fn show_names_unavailable_and_unknown_stages() {
     let dir = scratch("show");
     write(&dir, "a.fut", "def main = 1\n");
-    for stage in ["elab", "ad", "opt", "wgsl", "wat"] {
+    for stage in ["opt", "wgsl", "wat"] {
         let out = ogham(&dir, &["show", stage, "a.fut"], "");
         assert_eq!(out.code, 1);
         assert_eq!(out.stderr, format!("ogham: stage `{stage}` is not available yet\n"));

@@ -16,9 +16,15 @@ pub struct Compiled {
 
 /// Parse, check and lower a program to the core IR.
 pub fn compile(src: &str) -> Result<Compiled, Vec<Diagnostic>> {
+    compile_with(src, true)
+}
+
+/// [`compile`], with AUTOMAP on or off (`--no-automap`).
+pub fn compile_with(src: &str, automap: bool) -> Result<Compiled, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
-    let checked = types::check(&ast)?;
+    let checked = types::check_with(&ast, automap)?;
     let ir = ir::lower::lower(&checked)?;
+    let ir = crate::ad::differentiate(&ir).map_err(|d| vec![d])?;
     Ok(Compiled { ast, checked, ir })
 }
 
@@ -71,10 +77,11 @@ pub enum Stage {
     Opt,
     Wgsl,
     Wat,
+    Ilp,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Parse,
         Stage::Types,
         Stage::Elab,
@@ -83,6 +90,7 @@ impl Stage {
         Stage::Opt,
         Stage::Wgsl,
         Stage::Wat,
+        Stage::Ilp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -95,6 +103,7 @@ impl Stage {
             Stage::Opt => "opt",
             Stage::Wgsl => "wgsl",
             Stage::Wat => "wat",
+            Stage::Ilp => "ilp",
         }
     }
 
@@ -104,7 +113,16 @@ impl Stage {
 
     /// Is this stage built yet?
     pub fn available(self) -> bool {
-        matches!(self, Stage::Parse | Stage::Types | Stage::Ir | Stage::Wat)
+        matches!(
+            self,
+            Stage::Parse
+                | Stage::Types
+                | Stage::Elab
+                | Stage::Ilp
+                | Stage::Ir
+                | Stage::Ad
+                | Stage::Wat
+        )
     }
 }
 
@@ -115,6 +133,9 @@ pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
         Stage::Types => show_types(src),
         Stage::Ir => show_ir(src),
         Stage::Wat => show_wat(src),
+        Stage::Elab => show_elab(src),
+        Stage::Ilp => show_ilp(src),
+        Stage::Ad => show_ad(src),
         _ => Err(vec![Diagnostic::new(
             Phase::Lower,
             Span::DUMMY,
@@ -136,10 +157,46 @@ pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
     Ok(types::print::print_checked(&checked))
 }
 
-/// The core IR after lowering.
+/// Every user definition after AUTOMAP, as source, with each inserted map/rep listed.
+pub fn show_elab(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let (checked, reports) = types::check_automap_report(&ast);
+    let checked = checked?;
+    Ok(types::automap::print_elaborated(&checked, &reports, src))
+}
+
+/// Every user definition's AUTOMAP rank ILP: variables, constraints, objective and solution.
+pub fn show_ilp(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let (_, reports) = types::check_automap_report(&ast);
+    Ok(types::automap::print_ilps(&reports))
+}
+
+/// The core IR after lowering (`jvp`/`vjp` not yet expanded).
 pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let ast = syntax::parse(src)?;
+    let checked = types::check(&ast)?;
+    let ir = ir::lower::lower(&checked)?;
+    Ok(ir::print::print_program(&ir))
+}
+
+/// The core IR after differentiation and simplification (the derivative code).
+pub fn show_ad(src: &str) -> Result<String, Vec<Diagnostic>> {
+    show_ad_entry(src, None)
+}
+
+/// As [`show_ad`], restricted to one entry point and the functions it calls.
+pub fn show_ad_entry(src: &str, entry: Option<&str>) -> Result<String, Vec<Diagnostic>> {
     let compiled = compile(src)?;
-    Ok(ir::print::print_program(&compiled.ir))
+    let Some(entry) = entry else { return Ok(ir::print::print_program(&compiled.ir)) };
+    match crate::ad::restrict_to_entry(&compiled.ir, entry) {
+        Some(p) => Ok(ir::print::print_program(&p)),
+        None => Err(vec![Diagnostic::new(
+            Phase::Value,
+            Span::DUMMY,
+            format!("unknown entry point `{entry}`"),
+        )]),
+    }
 }
 
 /// The program compiled to WebAssembly, as text.
@@ -153,13 +210,16 @@ pub fn show_wat(src: &str) -> Result<String, Vec<Diagnostic>> {
 
 /// The reference interpreter as a backend for the test runner.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Interp;
+pub struct Interp {
+    /// Type-check without AUTOMAP.
+    pub no_automap: bool,
+}
 
 impl Backend for Interp {
     type Program = Compiled;
 
     fn compile(&mut self, src: &str) -> Result<Compiled, Vec<Diagnostic>> {
-        compile(src)
+        compile_with(src, !self.no_automap)
     }
 
     fn run(
@@ -184,7 +244,7 @@ mod tests {
         assert_eq!(Stage::from_name("bogus"), None);
         let avail: Vec<&str> =
             Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
-        assert_eq!(avail, ["parse", "types", "ir", "wat"]);
+        assert_eq!(avail, ["parse", "types", "elab", "ir", "ad", "wat", "ilp"]);
     }
 
     #[test]

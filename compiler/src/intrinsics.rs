@@ -65,6 +65,10 @@ pub const ARRAY_INTRINSICS: &[(&str, &str)] = &[
     ("unflatten", "[p] 't : (n: i64) -> (m: i64) -> (a: [p]t) -> [n][m]t"),
     ("concat", "[n] [m] 't : (xs: [n]t) -> (ys: [m]t) -> *[]t"),
     ("copy", "'t : (a: t) -> *t"),
+    ("jvp", "'a 'b : (f: a -> b) -> (x: a) -> (dx: a) -> b"),
+    ("vjp", "'a 'b : (f: a -> b) -> (x: a) -> (dy: b) -> a"),
+    ("jvp2", "'a 'b : (f: a -> b) -> (x: a) -> (dx: a) -> (b, b)"),
+    ("vjp2", "'a 'b : (f: a -> b) -> (x: a) -> (dy: b) -> (b, a)"),
 ];
 
 /// `"<module>.<member>"` of a numeric module, split into the module's type and the member's name.

@@ -9,12 +9,14 @@
 //! Nothing in this crate performs I/O, touches a GPU or a DOM; it builds for `wasm32-unknown-unknown`.
 //! [`driver`] strings the stages together for the CLI and the web crate.
 
+pub mod ad;
 pub mod backend;
 pub mod diag;
 pub mod driver;
 pub mod interp;
 pub mod intrinsics;
 pub mod ir;
+pub mod opt;
 pub mod prim;
 pub mod syntax;
 pub mod testspec;

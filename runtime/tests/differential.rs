@@ -24,7 +24,7 @@ impl Backend for Both {
 
     fn compile(&mut self, src: &str) -> Result<Self::Program, Vec<Diagnostic>> {
         let w = self.wasm.compile(src)?;
-        Ok((Interp.compile(src).ok(), w))
+        Ok((Interp::default().compile(src).ok(), w))
     }
 
     fn run(
@@ -35,7 +35,7 @@ impl Backend for Both {
     ) -> Result<Vec<Value>, Diagnostic> {
         let w = self.wasm.run(&p.1, entry, args);
         let Some(c) = &p.0 else { return w };
-        let i = Interp.run(c, entry, args);
+        let i = Interp::default().run(c, entry, args);
         match (&i, &w) {
             (Ok(a), Ok(b)) => {
                 let ms = compare_values(a, b, DEFAULT_TOLERANCE);
@@ -57,7 +57,7 @@ impl Backend for Both {
 fn corpus() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    let mut stack = vec![root.join("examples"), root.join("tests/programs")];
+    let mut stack = vec![root.join("examples"), root.join("tests/programs"), root.join("tests/ad")];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let p = e.path();
@@ -83,7 +83,7 @@ fn wasm_agrees_with_the_interpreter_on_the_corpus() {
         let src = std::fs::read_to_string(&f).unwrap();
         both.disagreements.clear();
         let wr = run_file(&name, &src, &mut both, &opts);
-        let ir = run_file(&name, &src, &mut Interp, &opts);
+        let ir = run_file(&name, &src, &mut Interp::default(), &opts);
         cases += wr.cases.len();
         let verdict = |s: &Status| match s {
             Status::Passed => "passed",

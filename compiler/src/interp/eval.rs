@@ -511,6 +511,10 @@ impl<'p> Interp<'p> {
             Exp::Scan { w, lam, neutral, arrs } => self.scan(w, lam, neutral, arrs, ann, span),
             Exp::Scatter { dest, idx, vals, w } => self.scatter(*dest, idx, *vals, w, ann, span),
             Exp::Hist { dest, lam, is, vs, w, .. } => self.hist(dest, lam, *is, vs, w, ann, span),
+            Exp::Ad { .. } => Err(err(
+                span,
+                "internal error: `jvp`/`vjp` reached the interpreter undifferentiated",
+            )),
             Exp::Assert { cond, msg, vals } => {
                 if !self.bool(cond, span)? {
                     let vals = vals.iter().map(|a| self.atom(a, span)).collect::<Res<Vec<_>>>()?;

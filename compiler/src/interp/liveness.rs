@@ -330,6 +330,10 @@ impl Cx {
                 atom(cond, uses);
                 vals.iter().for_each(|a| atom(a, uses));
             }
+            Exp::Ad { lam, args, seeds, .. } => {
+                args.iter().chain(seeds).for_each(|a| atom(a, uses));
+                subs.push(self.lambda(lam, uses, depth, span)?);
+            }
         }
         Ok(subs)
     }

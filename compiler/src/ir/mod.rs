@@ -348,6 +348,27 @@ pub enum Exp {
         msg: String,
         vals: Vec<Atom>,
     },
+    /// Differentiate `lam` at `args` (what lowering emits for `jvp`/`vjp`/`jvp2`/`vjp2`).
+    /// `ad::differentiate` replaces every one by ordinary IR before anything runs it, so the
+    /// interpreter and the backends never see it. Results: `lam`'s results, then for
+    /// [`AdMode::Jvp`] their tangents in the direction `seeds` (one per parameter), for
+    /// [`AdMode::Vjp`] the adjoints of the parameters for the result adjoints `seeds` (one per
+    /// result). Non-float tangents and adjoints are zero.
+    Ad {
+        mode: AdMode,
+        lam: Lambda,
+        args: Vec<Atom>,
+        seeds: Vec<Atom>,
+    },
+}
+
+/// Which derivative an [`Exp::Ad`] asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AdMode {
+    /// Forward mode: a Jacobian-vector product.
+    Jvp,
+    /// Reverse mode: a vector-Jacobian product.
+    Vjp,
 }
 
 /// A first-order, monomorphic function.

@@ -396,7 +396,8 @@ impl Printer<'_> {
             | Exp::Map { .. }
             | Exp::Reduce { .. }
             | Exp::Scan { .. }
-            | Exp::Hist { .. } => return None,
+            | Exp::Hist { .. }
+            | Exp::Ad { .. } => return None,
         })
     }
 
@@ -476,6 +477,19 @@ impl Printer<'_> {
                     self.vars(vs)
                 );
                 self.soac(out, "hist", w, lam, &rest, indent);
+            }
+            Exp::Ad { mode, lam, args, seeds } => {
+                let name = match mode {
+                    AdMode::Jvp => "jvp",
+                    AdMode::Vjp => "vjp",
+                };
+                pad(out, indent);
+                let _ = writeln!(out, "{name}(");
+                pad(out, indent + 2);
+                self.lambda(out, lam, indent + 2);
+                out.push_str(",\n");
+                pad(out, indent + 2);
+                let _ = writeln!(out, "({}), ({}))", self.atoms(args), self.atoms(seeds));
             }
             other => {
                 pad(out, indent);

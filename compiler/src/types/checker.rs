@@ -1,14 +1,15 @@
 //! Checking a whole program, one top-level declaration at a time: generate constraints, solve,
 //! generalise, then the checks that need solved types (uniqueness, restrictions).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::diag::Diagnostic;
 use crate::prim::PrimType;
-use crate::syntax::ast::{self, Dec, NodeId, TypeDec, TypeParam, ValDec};
+use crate::syntax::ast::{self, Dec, Name, NodeId, TypeDec, TypeParam, ValDec};
 
 use super::alias::AliasCheck;
+use super::automap;
 use super::env::{scheme_of_sig, Globals, ParseSig};
 use super::gen::Gen;
 use super::generalise::{convert_table, generalise};
@@ -29,13 +30,30 @@ struct Checker {
     next_name: u32,
     /// When set, each user definition's constraints are printed here, before solving.
     constraints: Option<String>,
+    /// AUTOMAP on: a user definition that does not check as written gets rank analysis.
+    automap: bool,
+    /// When set, every user definition's ILP is recorded here (for `ogham show ilp`/`elab`).
+    reports: Option<Vec<automap::DefReport>>,
+    next_id: u32,
+    user_names: HashSet<Name>,
+}
+
+/// The result of inferring one definition, not yet committed to the checker's tables.
+struct Inferred {
+    types: HashMap<NodeId, Type>,
+    pats: HashMap<NodeId, Type>,
+    errors: Vec<Diagnostic>,
+    scheme: IScheme,
+    out_scheme: Scheme,
+    next_name: u32,
 }
 
 pub(crate) fn check_program(
     program: &ast::Program,
     parse_sig: ParseSig,
+    automap: bool,
 ) -> Result<CheckedProgram, Vec<Diagnostic>> {
-    check_recording(program, parse_sig, false).0
+    check_full(program, parse_sig, false, automap, false).0
 }
 
 /// Check, and optionally print the constraints generated for each user definition.
@@ -44,15 +62,39 @@ pub(crate) fn check_recording(
     parse_sig: ParseSig,
     record: bool,
 ) -> (Result<CheckedProgram, Vec<Diagnostic>>, String) {
+    let (r, s, _) = check_full(program, parse_sig, record, true, false);
+    (r, s)
+}
+
+/// Check, with every user definition's AUTOMAP ILP recorded.
+pub(crate) fn check_reporting(
+    program: &ast::Program,
+    parse_sig: ParseSig,
+) -> (Result<CheckedProgram, Vec<Diagnostic>>, Vec<automap::DefReport>) {
+    let (r, _, reps) = check_full(program, parse_sig, false, true, true);
+    (r, reps)
+}
+
+fn check_full(
+    program: &ast::Program,
+    parse_sig: ParseSig,
+    record: bool,
+    automap: bool,
+    report: bool,
+) -> (Result<CheckedProgram, Vec<Diagnostic>>, String, Vec<automap::DefReport>) {
     let prelude = match prelude::parse_prelude(program.next_id) {
         Ok(p) => p,
-        Err(es) => return (Err(es), String::new()),
+        Err(es) => return (Err(es), String::new(), vec![]),
     };
     let prelude_decs = prelude.decs.len();
     let mut decs = prelude.decs;
     decs.extend(program.decs.iter().cloned());
-    let combined = ast::Program { decs, next_id: prelude.next_id };
+    let mut combined = ast::Program { decs, next_id: prelude.next_id };
     let mut c = Checker {
+        automap,
+        reports: report.then(Vec::new),
+        next_id: combined.next_id,
+        user_names: HashSet::new(),
         globals: Globals::new(parse_sig),
         expr_types: HashMap::new(),
         pat_types: HashMap::new(),
@@ -61,27 +103,37 @@ pub(crate) fn check_recording(
         next_name: 0,
         constraints: None,
     };
-    for (i, d) in combined.decs.iter().enumerate() {
+    for i in 0..combined.decs.len() {
         if record && i == prelude_decs {
             c.constraints = Some(String::new());
         }
-        match d {
+        match &combined.decs[i] {
             Dec::Type(t) => {
                 c.type_dec(t);
                 c.schemes.push(None);
             }
             Dec::Val(v) => {
-                let s = c.val_dec(v);
+                let v = v.clone();
+                let (s, elaborated) =
+                    if i >= prelude_decs { c.user_val_dec(&v) } else { (c.val_dec(&v), None) };
+                if let Some(e) = elaborated {
+                    combined.decs[i] = Dec::Val(e);
+                }
+                if i >= prelude_decs {
+                    c.user_names.insert(v.name.clone());
+                }
                 c.schemes.push(Some(s));
             }
         }
     }
+    combined.next_id = c.next_id;
+    let reports = c.reports.take().unwrap_or_default();
     let mut errors = c.errors;
     let mut sig_errors = c.globals.sig_errors.take();
     sig_errors.dedup();
     errors.extend(sig_errors);
     if !errors.is_empty() {
-        return (Err(errors), c.constraints.unwrap_or_default());
+        return (Err(errors), c.constraints.unwrap_or_default(), reports);
     }
     let cp = CheckedProgram {
         program: combined,
@@ -90,7 +142,7 @@ pub(crate) fn check_recording(
         pat_types: c.pat_types,
         schemes: c.schemes,
     };
-    (Ok(cp), c.constraints.unwrap_or_default())
+    (Ok(cp), c.constraints.unwrap_or_default(), reports)
 }
 
 impl Checker {
@@ -106,6 +158,49 @@ impl Checker {
     }
 
     fn val_dec(&mut self, v: &ValDec) -> Scheme {
+        let inf = self.infer(v);
+        self.commit(v, inf)
+    }
+
+    /// A user definition: as written, else (AUTOMAP) with the maps and reps rank analysis
+    /// inserts. Returns the elaborated definition when it differs.
+    fn user_val_dec(&mut self, v: &ValDec) -> (Scheme, Option<ValDec>) {
+        let mut first = self.infer(v);
+        let reporting = self.reports.is_some();
+        if !self.automap || (first.errors.is_empty() && !reporting) {
+            return (self.commit(v, first), None);
+        }
+        let names = &self.user_names;
+        let is_user = |n: &str| names.contains(n);
+        let mut next_id = self.next_id;
+        let (outcome, report) = automap::analyse(v, &self.globals, &is_user, &mut next_id);
+        self.next_id = next_id;
+        if let Some(r) = &mut self.reports {
+            r.push(report);
+        }
+        if first.errors.is_empty() {
+            return (self.commit(v, first), None);
+        }
+        match outcome {
+            automap::Outcome::Elaborated(e) => {
+                let second = self.infer(&e);
+                (self.commit(&e, second), Some(e))
+            }
+            automap::Outcome::Error(d) => {
+                first.errors = vec![d];
+                (self.commit(v, first), None)
+            }
+            automap::Outcome::Hint(h) => {
+                if let Some(e) = first.errors.first_mut() {
+                    e.hints.push(h);
+                }
+                (self.commit(v, first), None)
+            }
+            automap::Outcome::Unchanged | automap::Outcome::GiveUp => (self.commit(v, first), None),
+        }
+    }
+
+    fn infer(&mut self, v: &ValDec) -> Inferred {
         let store = Store { next_name: self.next_name, ..Store::default() };
         let mut gen = Gen::new(&self.globals, store);
         let typing = gen.def(v);
@@ -149,7 +244,7 @@ impl Checker {
         let mut pats = HashMap::new();
         convert_table(&store, &expr_ty, &g.quantified, &mut types);
         convert_table(&store, &pat_ty, &g.quantified, &mut pats);
-        self.next_name = store.next_name;
+        let next_name = store.next_name;
 
         if errors.is_empty() && !too_deep {
             let mut a = AliasCheck::new(&types, &pats, &app_unique);
@@ -173,10 +268,16 @@ impl Checker {
             errors.append(&mut r.errors);
         }
 
+        Inferred { types, pats, errors, scheme: g.scheme, out_scheme: g.out_scheme, next_name }
+    }
+
+    fn commit(&mut self, v: &ValDec, inf: Inferred) -> Scheme {
+        let Inferred { types, pats, mut errors, scheme, out_scheme, next_name } = inf;
+        self.next_name = next_name;
         self.expr_types.extend(types);
         self.pat_types.extend(pats);
         let scheme = if errors.is_empty() {
-            g.scheme
+            scheme
         } else {
             // Uses of an erroneous definition are unconstrained, so its mistakes are reported once.
             IScheme {
@@ -191,7 +292,7 @@ impl Checker {
         errors.sort_by_key(|e| e.span.start);
         self.errors.append(&mut errors);
         self.globals.values.insert(v.name.clone(), Rc::new(scheme));
-        g.out_scheme
+        out_scheme
     }
 }
 

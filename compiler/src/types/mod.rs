@@ -38,11 +38,13 @@
 //! existentially sized type (irregularity is then a run-time error).
 
 mod alias;
+pub mod automap;
 mod checker;
 mod constraint;
 mod env;
 mod gen;
 mod generalise;
+pub mod ilp;
 mod ity;
 mod prelude;
 pub mod print;
@@ -88,7 +90,23 @@ pub struct CheckedProgram {
 /// On failure, every error found is returned: at least the first of each erroneous definition
 /// (later definitions are checked with an erroneous one's uses left unconstrained).
 pub fn check(program: &ast::Program) -> Result<CheckedProgram, Vec<Diagnostic>> {
-    checker::check_program(program, prelude::parse_sig)
+    checker::check_program(program, prelude::parse_sig, true)
+}
+
+/// Type-check with AUTOMAP on or off (off: only programs whose maps and reps are all explicit).
+pub fn check_with(
+    program: &ast::Program,
+    automap: bool,
+) -> Result<CheckedProgram, Vec<Diagnostic>> {
+    checker::check_program(program, prelude::parse_sig, automap)
+}
+
+/// Type-check with AUTOMAP, recording every user definition's rank ILP, its solution and the
+/// insertions (for `ogham show ilp` and `ogham show elab`).
+pub fn check_automap_report(
+    program: &ast::Program,
+) -> (Result<CheckedProgram, Vec<Diagnostic>>, Vec<automap::DefReport>) {
+    checker::check_reporting(program, prelude::parse_sig)
 }
 
 /// The constraints generated for each user definition, one per line, as the solver receives them

@@ -702,6 +702,8 @@ impl<'p> Gen<'p> {
             Exp::Hist { dest, lam, is, vs, w, .. } => {
                 self.hist(b, dest, lam, *is, vs, w, &pat, span)
             }
+            // `ad::differentiate` removes these before any backend runs.
+            Exp::Ad { .. } => self.unsupported(span, "an undifferentiated `jvp`/`vjp`"),
             Exp::Assert { cond, msg, vals } => {
                 let mut args = Vec::new();
                 let mut text =

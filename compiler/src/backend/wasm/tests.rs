@@ -32,7 +32,7 @@ fn messages_fill_in_values() {
 fn the_corpus_compiles() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    let mut stack = vec![root.join("examples"), root.join("tests/programs")];
+    let mut stack = vec![root.join("examples"), root.join("tests/programs"), root.join("tests/ad")];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let p = e.path();

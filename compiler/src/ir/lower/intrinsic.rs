@@ -210,6 +210,10 @@ impl<'a> Lowerer<'a> {
                 let (xs, ys) = (arg()?, arg()?);
                 self.concat(&xs, &ys, span)
             }
+            "jvp" | "vjp" | "jvp2" | "vjp2" => {
+                let (f, x, seed) = (arg()?, arg()?, arg()?);
+                self.autodiff(name, &f, &x, &seed, span)
+            }
             "copy" => {
                 let a = arg()?;
                 let mut f = |a: Atom, t: &Type| -> LResult<(Atom, Type)> {

@@ -30,6 +30,7 @@
 //! statements that cannot fail (the residue of size and bounds computations).
 
 mod arrays;
+mod autodiff;
 pub mod builder;
 mod control;
 mod expr;

@@ -163,6 +163,10 @@ impl Subst<'_> {
                 self.atom(cond);
                 vals.iter_mut().for_each(|a| self.atom(a));
             }
+            Exp::Ad { lam, args, seeds, .. } => {
+                self.lambda(lam);
+                args.iter_mut().chain(seeds.iter_mut()).for_each(|a| self.atom(a));
+            }
         }
     }
 }
@@ -361,6 +365,10 @@ pub fn walk_vars_exp(e: &Exp, f: &mut impl FnMut(Var)) {
             atom(cond, f);
             vals.iter().for_each(|a| atom(a, f));
         }
+        Exp::Ad { lam, args, seeds, .. } => {
+            lambda(lam, f);
+            args.iter().chain(seeds).for_each(|a| atom(a, f));
+        }
     }
 }
 
@@ -417,7 +425,11 @@ pub fn hoist(body: &mut Body, params: &[Param], needed: &[Var]) -> Result<Vec<St
 fn may_fail(e: &Exp) -> bool {
     let body = |b: &Body| b.stms.iter().any(|s| may_fail(&s.exp));
     match e {
-        Exp::Assert { .. } | Exp::Apply { .. } | Exp::Index { .. } | Exp::Update { .. } => true,
+        Exp::Assert { .. }
+        | Exp::Apply { .. }
+        | Exp::Index { .. }
+        | Exp::Update { .. }
+        | Exp::Ad { .. } => true,
         Exp::Reshape { .. } => true,
         Exp::BinOp(op, t, _, _) => {
             matches!(t, crate::prim::PrimType::Int(_))

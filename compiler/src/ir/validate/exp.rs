@@ -359,6 +359,33 @@ impl Validator<'_> {
                 }
                 Ok((tys, vec![None; k]))
             }
+            Exp::Ad { mode, lam, args, seeds } => {
+                let mut ps = Vec::new();
+                for a in args {
+                    ps.push(self.atom_ty(a)?);
+                }
+                if !self.lambda(lam, &ps)?.is_empty() {
+                    return Err("a differentiated lambda consumes its parameter".into());
+                }
+                let tangent_tys = match mode {
+                    AdMode::Jvp => &ps,
+                    AdMode::Vjp => &lam.ret,
+                };
+                if seeds.len() != tangent_tys.len() {
+                    return Err(format!("{} seeds, expected {}", seeds.len(), tangent_tys.len()));
+                }
+                for (i, (a, t)) in seeds.iter().zip(tangent_tys).enumerate() {
+                    let st = self.atom_ty(a)?;
+                    self.agree(t, &st, &format!("seed {i}"))?;
+                }
+                let mut tys = lam.ret.clone();
+                match mode {
+                    AdMode::Jvp => tys.extend(lam.ret.iter().cloned()),
+                    AdMode::Vjp => tys.extend(ps.iter().cloned()),
+                }
+                let n = tys.len();
+                Ok((tys, vec![None; n]))
+            }
             Exp::Assert { cond, msg, vals } => {
                 self.expect_atom(cond, PrimType::Bool, "the condition")?;
                 for v in vals {

@@ -1,0 +1,187 @@
+//! Gradient checking: compares an entry point's `jvp` and `vjp` with central finite differences
+//! (f64) in a random direction. The entry is wrapped in two generated entry points, so the check
+//! goes through the same lowering and differentiation as user code.
+
+use crate::diag::{Diagnostic, Phase, Span};
+use crate::driver;
+use crate::ir::EntryType;
+use crate::prim::{PrimType, PrimValue};
+use crate::testspec::random::Rng;
+use crate::value::{ArrayValue, Value};
+
+/// What a gradient check measured.
+#[derive(Clone, Debug)]
+pub struct GradCheck {
+    /// The inputs the check ran at.
+    pub inputs: Vec<Value>,
+    /// `max |J·u − fd| / max(1, max |fd|)`: forward mode against central differences.
+    pub jvp_error: f64,
+    /// `|v·fd − (vᵀJ)·u| / max(1, |v·fd|)`: reverse mode against central differences.
+    pub vjp_error: f64,
+    /// `|v·(J·u) − (vᵀJ)·u|` relative: the two modes against each other.
+    pub modes_error: f64,
+}
+
+impl GradCheck {
+    pub fn worst(&self) -> f64 {
+        self.jvp_error.max(self.vjp_error).max(self.modes_error)
+    }
+}
+
+fn err(msg: impl Into<String>) -> Vec<Diagnostic> {
+    vec![Diagnostic::new(Phase::Value, Span::DUMMY, msg)]
+}
+
+fn src_type(t: &EntryType) -> String {
+    format!("{}{}", "[]".repeat(t.rank), t.elem.name())
+}
+
+fn is_f(t: PrimType) -> bool {
+    matches!(t, PrimType::Float(_))
+}
+
+/// The float elements of `vs`, flattened.
+fn floats(vs: &[Value]) -> Vec<f64> {
+    vs.iter()
+        .filter(|v| is_f(v.elem_type()))
+        .flat_map(|v| v.elems().iter().map(|p| p.as_f64().unwrap_or(0.0)))
+        .collect()
+}
+
+/// `vs` with its float elements replaced by `f(element, k)` (k counts float elements); other
+/// values replaced by `other` (keep or zero).
+fn map_floats(
+    vs: &[Value],
+    zero_others: bool,
+    f: &mut impl FnMut(f64, usize) -> f64,
+) -> Vec<Value> {
+    let mut k = 0;
+    vs.iter()
+        .map(|v| {
+            let t = v.elem_type();
+            let conv = |p: &PrimValue, k: &mut usize, f: &mut dyn FnMut(f64, usize) -> f64| {
+                if let PrimType::Float(ft) = t {
+                    let r = PrimValue::float(ft, f(p.as_f64().unwrap_or(0.0), *k));
+                    *k += 1;
+                    r
+                } else if zero_others {
+                    PrimValue::zero(t)
+                } else {
+                    *p
+                }
+            };
+            match v {
+                Value::Prim(p) => Value::Prim(conv(p, &mut k, f)),
+                Value::Array(a) => {
+                    let data = a.data.iter().map(|p| conv(p, &mut k, f)).collect();
+                    ArrayValue::new(a.elem, a.shape.clone(), data).map_or(v.clone(), Value::Array)
+                }
+            }
+        })
+        .collect()
+}
+
+/// Random inputs for `params`: every dimension `size`, floats uniform in [-1, 1), integers 1.
+pub fn random_inputs(params: &[EntryType], size: i64, rng: &mut Rng) -> Vec<Value> {
+    params
+        .iter()
+        .map(|t| {
+            let n = size.max(0).pow(t.rank as u32) as usize;
+            let mut elem = || match t.elem {
+                PrimType::Float(ft) => PrimValue::float(ft, rng.next_f64() * 2.0 - 1.0),
+                PrimType::Int(it) => PrimValue::int(it, 1),
+                PrimType::Bool => PrimValue::Bool(false),
+            };
+            if t.rank == 0 {
+                Value::Prim(elem())
+            } else {
+                let data = (0..n).map(|_| elem()).collect();
+                ArrayValue::new(t.elem, vec![size; t.rank], data)
+                    .map_or(Value::Prim(PrimValue::Bool(false)), Value::Array)
+            }
+        })
+        .collect()
+}
+
+/// Check `entry` of `src` at `inputs` (random ones of dimension `size` if `None`).
+pub fn gradcheck(
+    src: &str,
+    entry: &str,
+    inputs: Option<Vec<Value>>,
+    size: i64,
+    seed: u64,
+) -> Result<GradCheck, Vec<Diagnostic>> {
+    let base = driver::compile(src)?;
+    let Some(ep) = base.ir.entry(entry) else {
+        return Err(err(format!("unknown entry point `{entry}`")));
+    };
+    let (params, results) = (ep.params.clone(), ep.results.clone());
+    if params.is_empty() || !params.iter().any(|t| is_f(t.elem)) {
+        return Err(err(format!("entry point `{entry}` has no float parameters to differentiate")));
+    }
+    let xs: Vec<String> = (0..params.len()).map(|i| format!("x{i}")).collect();
+    let decl = |pre: &str| -> String {
+        params.iter().enumerate().map(|(i, t)| format!(" ({pre}{i}: {})", src_type(t))).collect()
+    };
+    let tuple = |names: &[String]| -> String {
+        if names.len() == 1 {
+            format!("(copy {})", names[0])
+        } else {
+            format!(
+                "({})",
+                names.iter().map(|n| format!("copy {n}")).collect::<Vec<_>>().join(", ")
+            )
+        }
+    };
+    let pat = if xs.len() == 1 { xs[0].clone() } else { format!("({})", xs.join(", ")) };
+    let f = format!("(\\{pat} -> {entry} {})", xs.join(" "));
+    let ts: Vec<String> = (0..params.len()).map(|i| format!("t{i}")).collect();
+    let ss: Vec<String> = (0..results.len()).map(|i| format!("s{i}")).collect();
+    let sdecl: String =
+        results.iter().enumerate().map(|(i, t)| format!(" (s{i}: {})", src_type(t))).collect();
+    let wrapped = format!(
+        "{src}\n\nentry gradcheck_jvp_{} {} = jvp {f} {} {}\n\nentry gradcheck_vjp_{}{sdecl} = vjp {f} {} {}\n",
+        decl("x"),
+        decl("t"),
+        tuple(&xs),
+        tuple(&ts),
+        decl("x"),
+        tuple(&xs),
+        tuple(&ss),
+    );
+    let c = driver::compile(&wrapped)?;
+    let mut rng = Rng::new(seed);
+    let x = inputs.unwrap_or_else(|| random_inputs(&params, size, &mut rng));
+    let run = |name: &str, args: &[Value]| driver::run_interp(&c, name, args).map_err(|d| vec![d]);
+    let y = run(entry, &x)?;
+    let mut u_of = |_: f64, _: usize| rng.next_f64() * 2.0 - 1.0;
+    let u = map_floats(&x, true, &mut u_of);
+    let v = map_floats(&y, true, &mut |_, _| 0.0);
+    let v = map_floats(&v, true, &mut |_, k| ((k * 7919 % 13) as f64 - 6.0) / 6.0);
+    let uf = floats(&u);
+    let scale = floats(&x).iter().fold(1.0f64, |m, a| m.max(a.abs()));
+    // Central differences lose about half the mantissa: a larger step for f32/f16 inputs.
+    let low = params
+        .iter()
+        .chain(&results)
+        .any(|t| matches!(t.elem, PrimType::Float(ft) if ft != crate::prim::FloatType::F64));
+    let h = if low { 1e-2 } else { 1e-6 } * scale;
+    let xp = map_floats(&x, false, &mut |a, k| a + h * uf[k]);
+    let xm = map_floats(&x, false, &mut |a, k| a - h * uf[k]);
+    let (yp, ym) = (floats(&run(entry, &xp)?), floats(&run(entry, &xm)?));
+    let fd: Vec<f64> = yp.iter().zip(&ym).map(|(a, b)| (a - b) / (2.0 * h)).collect();
+    let mut args = x.clone();
+    args.extend(u.iter().cloned());
+    let ju = floats(&run("gradcheck_jvp_", &args)?);
+    let mut args = x.clone();
+    args.extend(v.iter().cloned());
+    let vj = floats(&run("gradcheck_vjp_", &args)?);
+    let vf = floats(&v);
+    let fd_scale = fd.iter().fold(1.0f64, |m, a| m.max(a.abs()));
+    let jvp_error = ju.iter().zip(&fd).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / fd_scale;
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    let (v_fd, v_ju, vj_u) = (dot(&vf, &fd), dot(&vf, &ju), dot(&vj, &uf));
+    let vjp_error = (v_fd - vj_u).abs() / v_fd.abs().max(1.0);
+    let modes_error = (v_ju - vj_u).abs() / v_ju.abs().max(1.0);
+    Ok(GradCheck { inputs: x, jvp_error, vjp_error, modes_error })
+}

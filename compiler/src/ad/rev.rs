@@ -1,0 +1,842 @@
+//! Reverse mode with redundant execution: a body's forward statements run first, then its
+//! return sweep in reverse order. A nested scope (a branch, a loop body, a `map` lambda) is
+//! differentiated as a renamed copy that re-executes its forward statements before its own
+//! return sweep, so no tape crosses scopes. For-loops checkpoint their parameters per
+//! iteration; while-loops are first counted and turned into for-loops. Arrays that the
+//! primal updates in place are copied first, so earlier return code still sees their values.
+
+use std::collections::{HashMap, HashSet};
+
+use super::build::{dim_atom, fconst, i64c, is_float, mk_ty, shape_of, Ad};
+use super::walk;
+use super::{internal, unsupported, R};
+use crate::ir::*;
+use crate::prim::{IntType, PrimType};
+
+/// Adjoints of float variables; `owned` ones may be updated in place.
+#[derive(Default, Clone)]
+pub struct Adjs {
+    pub m: HashMap<Var, Atom>,
+    pub owned: HashSet<Var>,
+}
+
+impl Ad {
+    /// `vjp lam args seeds`: the results, then the adjoints of the parameters.
+    pub fn vjp(&mut self, lam: &Lambda, args: &[Atom], seeds: &[Atom]) -> R<Vec<Atom>> {
+        for (p, a) in lam.params.iter().zip(args) {
+            self.push(vec![p.clone()], Exp::Atom(*a));
+        }
+        let body = self.prep_body(&lam.body)?;
+        let want: Vec<Var> = lam.params.iter().map(|p| p.var).collect();
+        let pairs: Vec<(Atom, Atom)> =
+            body.result.iter().copied().zip(seeds.iter().copied()).collect();
+        let adj = self.rev_scope(&body, &pairs, Adjs::default(), &want)?;
+        let mut out = body.result.clone();
+        out.extend(adj);
+        Ok(out)
+    }
+
+    /// Copies arrays before in-place updates and turns while-loops into counted for-loops,
+    /// throughout `b`.
+    pub fn prep_body(&mut self, b: &Body) -> R<Body> {
+        self.open();
+        let r = self.prep_stms(&b.stms);
+        let body = self.close(b.result.clone());
+        r?;
+        Ok(body)
+    }
+
+    fn prep_stms(&mut self, stms: &[Stm]) -> R<()> {
+        for s in stms {
+            let mut s = s.clone();
+            super::build::map_bodies(&mut s.exp, &mut |b| self.prep_body(&b))?;
+            let span = self.span;
+            self.span = s.span;
+            match &mut s.exp {
+                Exp::Update { arr, .. } | Exp::Scatter { dest: arr, .. } => {
+                    let t = self.ty(*arr)?;
+                    *arr = self.let1("copy", t, Exp::Copy(*arr));
+                }
+                Exp::Hist { dest, .. } => {
+                    for d in dest.iter_mut() {
+                        let t = self.ty(*d)?;
+                        *d = self.let1("copy", t, Exp::Copy(*d));
+                    }
+                }
+                Exp::Loop { params, form: LoopForm::While(c), body } => {
+                    // Count the iterations, then run the same body that many times.
+                    let count = self.fresh("count", Type::Prim(PrimType::I64));
+                    let copy = self.rename_lambda(&Lambda {
+                        params: params.iter().map(|(p, _)| p.clone()).collect(),
+                        body: body.clone(),
+                        ret: Vec::new(),
+                    });
+                    let cpos = params.iter().position(|(p, _)| p.var == *c);
+                    let cvar = cpos.and_then(|k| copy.params.get(k)).map(|p| p.var);
+                    let (Some(cvar), Some(_)) = (cvar, cpos) else {
+                        self.span = span;
+                        return Err(internal(s.span, "while condition"));
+                    };
+                    let mut iparams: Vec<(Param, Atom)> =
+                        copy.params.iter().cloned().zip(params.iter().map(|(_, a)| *a)).collect();
+                    iparams.push((Param { var: count, ty: Type::Prim(PrimType::I64) }, i64c(0)));
+                    let mut ibody = copy.body;
+                    let next = self.fresh("count", Type::Prim(PrimType::I64));
+                    ibody.stms.push(Stm {
+                        pat: vec![Param { var: next, ty: Type::Prim(PrimType::I64) }],
+                        exp: Exp::BinOp(BinOp::Add, PrimType::I64, Atom::Var(count), i64c(1)),
+                        span: s.span,
+                    });
+                    ibody.result.push(Atom::Var(next));
+                    let mut ipat: Vec<Param> = params
+                        .iter()
+                        .map(|(p, _)| {
+                            let v = self.fresh_like(p.var, "_final", p.ty.clone());
+                            Param { var: v, ty: p.ty.clone() }
+                        })
+                        .collect();
+                    let n = self.fresh("iterations", Type::Prim(PrimType::I64));
+                    ipat.push(Param { var: n, ty: Type::Prim(PrimType::I64) });
+                    self.push(
+                        ipat,
+                        Exp::Loop { params: iparams, form: LoopForm::While(cvar), body: ibody },
+                    );
+                    let i = self.fresh("i", Type::Prim(PrimType::I64));
+                    let b = std::mem::take(body);
+                    s.exp = Exp::Loop {
+                        params: params.clone(),
+                        form: LoopForm::For { i, it: IntType::I64, bound: Atom::Var(n) },
+                        body: b,
+                    };
+                }
+                _ => {}
+            }
+            self.span = span;
+            self.push_stm(s);
+        }
+        Ok(())
+    }
+
+    /// Emit `body`'s forward statements and return sweep; `seeds` pairs result atoms with their
+    /// adjoints. Returns the adjoints of `want` (zeros where nothing contributed).
+    pub fn rev_scope(
+        &mut self,
+        body: &Body,
+        seeds: &[(Atom, Atom)],
+        init: Adjs,
+        want: &[Var],
+    ) -> R<Vec<Atom>> {
+        let mut infos = Vec::new();
+        for s in &body.stms {
+            infos.push(self.emit_fwd(s)?);
+        }
+        let mut adjs = init;
+        for (r, a) in seeds {
+            let ty = self.atom_ty(r)?;
+            if is_float(&ty) {
+                self.add_adj(&mut adjs, r, *a, false)?;
+            }
+        }
+        for (s, info) in body.stms.iter().zip(infos).rev() {
+            let span = self.span;
+            self.span = s.span;
+            let r = self.rev_stm(s, info, &mut adjs);
+            self.span = span;
+            r?;
+        }
+        let mut out = Vec::new();
+        for v in want {
+            let ty = self.ty(*v)?;
+            match adjs.m.get(v) {
+                Some(a) if is_float(&ty) => out.push(*a),
+                _ => out.push(self.zeros(&ty)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// `x̄ += c`. `owned`: `c` is a fresh array nothing else refers to.
+    pub fn add_adj(&mut self, adjs: &mut Adjs, x: &Atom, c: Atom, owned: bool) -> R<()> {
+        let Atom::Var(x) = x else { return Ok(()) };
+        let ty = self.ty(*x)?;
+        if !is_float(&ty) {
+            return Ok(());
+        }
+        match adjs.m.get(x).copied() {
+            None => {
+                adjs.m.insert(*x, c);
+                if owned {
+                    adjs.owned.insert(*x);
+                } else {
+                    adjs.owned.remove(x);
+                }
+            }
+            Some(old) => {
+                let n = self.add_vals(&ty, old, c)?;
+                adjs.m.insert(*x, n);
+                adjs.owned.insert(*x);
+            }
+        }
+        Ok(())
+    }
+
+    /// The adjoint of `x` as an array that may be updated in place (copied or created).
+    fn owned_adj(&mut self, adjs: &mut Adjs, x: Var) -> R<Var> {
+        let ty = self.ty(x)?;
+        let v = match adjs.m.get(&x).copied() {
+            Some(Atom::Var(a)) if adjs.owned.contains(&x) => a,
+            Some(Atom::Var(a)) => self.let1("adj", ty, Exp::Copy(a)),
+            _ => {
+                let z = self.zeros(&ty);
+                self.var_of(z)?
+            }
+        };
+        adjs.m.insert(x, Atom::Var(v));
+        adjs.owned.insert(x);
+        Ok(v)
+    }
+
+    pub fn owned_adj_pub(&mut self, adjs: &mut Adjs, x: Var) -> R<Var> {
+        self.owned_adj(adjs, x)
+    }
+
+    fn take_adj(&self, adjs: &Adjs, v: Var) -> Option<Atom> {
+        adjs.m.get(&v).copied()
+    }
+
+    /// The forward statement(s) for `s` in a reverse-mode scope; for a for-loop, the version that
+    /// checkpoints its parameters (returns the checkpoint arrays and the iteration count).
+    fn emit_fwd(&mut self, s: &Stm) -> R<Option<(Vec<Var>, Atom)>> {
+        let Exp::Loop { params, form: LoopForm::For { i, it, bound }, body } = &s.exp else {
+            self.push_stm(s.clone());
+            return Ok(None);
+        };
+        let span = self.span;
+        self.span = s.span;
+        let pvars: HashSet<Var> = params.iter().map(|(p, _)| p.var).collect();
+        for (p, _) in params {
+            if let Type::Array { shape, .. } = &p.ty {
+                if shape.iter().any(|d| matches!(d, Dim::Var(v) if pvars.contains(v))) {
+                    self.span = span;
+                    return Err(unsupported(
+                        s.span,
+                        "differentiating a loop whose parameters change shape",
+                    ));
+                }
+            }
+        }
+        let n = if *it == IntType::I64 {
+            *bound
+        } else {
+            Atom::Var(self.let1(
+                "n",
+                Type::Prim(PrimType::I64),
+                Exp::Convert { from: PrimType::Int(*it), to: PrimType::I64, arg: *bound },
+            ))
+        };
+        let nd = super::build::atom_dim(n).ok_or_else(|| internal(s.span, "loop bound"))?;
+        let mut nparams = params.clone();
+        let mut bufs = Vec::new();
+        let mut inner_bufs = Vec::new();
+        let mut stores = Vec::new();
+        let i64_i = if *it == IntType::I64 {
+            Atom::Var(*i)
+        } else {
+            let v = self.fresh("i64", Type::Prim(PrimType::I64));
+            stores.push(Stm {
+                pat: vec![Param { var: v, ty: Type::Prim(PrimType::I64) }],
+                exp: Exp::Convert {
+                    from: PrimType::Int(*it),
+                    to: PrimType::I64,
+                    arg: Atom::Var(*i),
+                },
+                span: s.span,
+            });
+            Atom::Var(v)
+        };
+        for (p, _) in params {
+            let mut sh = vec![nd];
+            sh.extend(shape_of(&p.ty));
+            let bty = mk_ty(p.ty.elem(), sh);
+            let init = self.zeros(&bty);
+            let init = self.var_of(init)?;
+            let bp = self.fresh_like(p.var, "_saved", bty.clone());
+            let bnext = self.fresh_like(p.var, "_saved", bty.clone());
+            stores.push(Stm {
+                pat: vec![Param { var: bnext, ty: bty.clone() }],
+                exp: Exp::Update {
+                    arr: bp,
+                    idx: vec![DimIndex::Fix(i64_i)],
+                    value: Atom::Var(p.var),
+                },
+                span: s.span,
+            });
+            nparams.push((Param { var: bp, ty: bty.clone() }, Atom::Var(init)));
+            inner_bufs.push(bnext);
+            bufs.push(Param { var: self.fresh_like(p.var, "_saved", bty.clone()), ty: bty });
+        }
+        let mut nbody = body.clone();
+        let mut stms = stores;
+        stms.extend(nbody.stms);
+        nbody.stms = stms;
+        nbody.result.extend(inner_bufs.iter().map(|v| Atom::Var(*v)));
+        let mut pat = s.pat.clone();
+        pat.extend(bufs.iter().cloned());
+        self.push(
+            pat,
+            Exp::Loop {
+                params: nparams,
+                form: LoopForm::For { i: *i, it: *it, bound: *bound },
+                body: nbody,
+            },
+        );
+        self.span = span;
+        Ok(Some((bufs.iter().map(|p| p.var).collect(), n)))
+    }
+
+    fn rev_stm(&mut self, s: &Stm, info: Option<(Vec<Var>, Atom)>, adjs: &mut Adjs) -> R<()> {
+        let has_adj = s.pat.iter().any(|p| adjs.m.contains_key(&p.var));
+        if !has_adj {
+            return Ok(());
+        }
+        let p0 = s.pat.first().map(|p| p.var);
+        let ybar = p0.and_then(|v| self.take_adj(adjs, v));
+        let ybar_owned = p0.is_some_and(|v| adjs.owned.contains(&v));
+        match &s.exp {
+            Exp::Atom(a) => {
+                if let Some(yb) = ybar {
+                    self.add_adj(adjs, a, yb, ybar_owned)?;
+                }
+            }
+            Exp::UnOp(..) | Exp::BinOp(..) | Exp::Math(..) => {
+                let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
+                let t = self.ty(v)?.elem();
+                let parts = self.partials(&s.exp, Atom::Var(v))?;
+                for (x, d) in parts {
+                    if matches!(x, Atom::Var(_)) {
+                        let c = self.mul(t, d, yb);
+                        self.add_adj(adjs, &x, c, false)?;
+                    }
+                }
+            }
+            Exp::Convert { from, to, arg } => {
+                if let (Some(yb), PrimType::Float(_)) = (ybar, from) {
+                    let c = Atom::Var(self.let1(
+                        "t",
+                        Type::Prim(*from),
+                        Exp::Convert { from: *to, to: *from, arg: yb },
+                    ));
+                    self.add_adj(adjs, arg, c, false)?;
+                }
+            }
+            Exp::Select(c, a, b) => {
+                let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
+                let t = self.ty(v)?.elem();
+                let z = fconst(t, 0.0);
+                let ca = self.select(t, *c, yb, z);
+                let cb = self.select(t, *c, z, yb);
+                self.add_adj(adjs, a, ca, false)?;
+                self.add_adj(adjs, b, cb, false)?;
+            }
+            Exp::Cmp(..) | Exp::Iota { .. } | Exp::Assert { .. } => {}
+            Exp::Index { arr, .. } if self.sparse.contains(arr) => {}
+            Exp::Index { arr, idx } => {
+                let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
+                let ty = self.ty(v)?;
+                let a = self.owned_adj(adjs, *arr)?;
+                let cur = self.let1("cur", ty.clone(), Exp::Index { arr: a, idx: idx.clone() });
+                let new = self.add_vals(&ty, Atom::Var(cur), yb)?;
+                let aty = self.ty(*arr)?;
+                let upd =
+                    self.let1("adj", aty, Exp::Update { arr: a, idx: idx.clone(), value: new });
+                adjs.m.insert(*arr, Atom::Var(upd));
+            }
+            Exp::Update { arr, idx, value } => {
+                let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
+                let vty = self.atom_ty(value)?;
+                let ybv = self.var_of(yb)?;
+                if matches!(value, Atom::Var(_)) {
+                    let c = self.let1("t", vty.clone(), Exp::Index { arr: ybv, idx: idx.clone() });
+                    self.add_adj(adjs, value, Atom::Var(c), false)?;
+                }
+                let ty = self.ty(v)?;
+                let base =
+                    if ybar_owned { ybv } else { self.let1("adj", ty.clone(), Exp::Copy(ybv)) };
+                let z = self.zeros(&vty);
+                let c = self.let1("adj", ty, Exp::Update { arr: base, idx: idx.clone(), value: z });
+                self.add_adj(adjs, &Atom::Var(*arr), Atom::Var(c), true)?;
+            }
+            Exp::Replicate { shape, value } => {
+                let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
+                let ty = self.ty(v)?;
+                let c = self.sum_outer(yb, &ty, shape.len())?;
+                self.add_adj(adjs, value, c, true)?;
+            }
+            Exp::Rearrange { arr, perm } => {
+                let Some(yb) = ybar else { return Ok(()) };
+                let mut inv = vec![0; perm.len()];
+                for (i, p) in perm.iter().enumerate() {
+                    if let Some(x) = inv.get_mut(*p) {
+                        *x = i;
+                    }
+                }
+                let ybv = self.var_of(yb)?;
+                let aty = self.ty(*arr)?;
+                let c = self.let1("t", aty, Exp::Rearrange { arr: ybv, perm: inv });
+                self.add_adj(adjs, &Atom::Var(*arr), Atom::Var(c), false)?;
+            }
+            Exp::Reshape { arr, .. } => {
+                let Some(yb) = ybar else { return Ok(()) };
+                let ybv = self.var_of(yb)?;
+                let aty = self.ty(*arr)?;
+                let c =
+                    self.let1("t", aty.clone(), Exp::Reshape { arr: ybv, shape: shape_of(&aty) });
+                self.add_adj(adjs, &Atom::Var(*arr), Atom::Var(c), false)?;
+            }
+            Exp::Copy(arr) => {
+                if let Some(yb) = ybar {
+                    self.add_adj(adjs, &Atom::Var(*arr), yb, ybar_owned)?;
+                }
+            }
+            Exp::Concat { axis, arrs, .. } => {
+                let Some(yb) = ybar else { return Ok(()) };
+                let ybv = self.var_of(yb)?;
+                let yty = self.ty(ybv)?;
+                let ysh = shape_of(&yty);
+                let mut off = i64c(0);
+                for a in arrs {
+                    let aty = self.ty(*a)?;
+                    let ash = shape_of(&aty);
+                    let len = ash.get(*axis).map(|d| dim_atom(*d)).unwrap_or(i64c(0));
+                    let mut idx = Vec::new();
+                    for k in 0..*axis {
+                        let d = ysh.get(k).map(|d| dim_atom(*d)).unwrap_or(i64c(0));
+                        idx.push(DimIndex::Slice { start: i64c(0), len: d, stride: i64c(1) });
+                    }
+                    idx.push(DimIndex::Slice { start: off, len, stride: i64c(1) });
+                    let c = self.let1("t", aty, Exp::Index { arr: ybv, idx });
+                    self.add_adj(adjs, &Atom::Var(*a), Atom::Var(c), false)?;
+                    off = self.add(PrimType::I64, off, len);
+                }
+            }
+            Exp::ArrayLit { elems, elem_ty } => {
+                let Some(yb) = ybar else { return Ok(()) };
+                let ybv = self.var_of(yb)?;
+                for (k, e) in elems.iter().enumerate() {
+                    if matches!(e, Atom::Var(_)) {
+                        let c = self.let1(
+                            "t",
+                            elem_ty.clone(),
+                            Exp::Index { arr: ybv, idx: vec![DimIndex::Fix(i64c(k as i64))] },
+                        );
+                        self.add_adj(adjs, e, Atom::Var(c), false)?;
+                    }
+                }
+            }
+            Exp::If { cond, then_body, else_body, .. } => {
+                self.rev_if(s, *cond, then_body, else_body, adjs)?
+            }
+            Exp::Loop { params, form, body } => {
+                let Some((bufs, n)) = info else {
+                    return Err(internal(s.span, "loop without checkpoints"));
+                };
+                let LoopForm::For { i, it, .. } = form else {
+                    return Err(internal(s.span, "while loop not converted"));
+                };
+                self.rev_loop(s, params, *i, *it, body, &bufs, n, adjs)?;
+            }
+            Exp::Map { w, lam, arrs } => self.rev_map(s, *w, lam, arrs, adjs)?,
+            Exp::Reduce { .. } | Exp::Scan { .. } | Exp::Hist { .. } | Exp::Scatter { .. } => {
+                self.rev_soac(s, adjs)?
+            }
+            Exp::Apply { .. } => return Err(unsupported(s.span, "differentiating a call")),
+            Exp::Ad { .. } => return Err(internal(s.span, "nested `jvp`/`vjp` not expanded")),
+        }
+        Ok(())
+    }
+
+    /// Sum `a` (of type `ty`) over its `k` outer dimensions.
+    pub fn sum_outer(&mut self, a: Atom, ty: &Type, k: usize) -> R<Atom> {
+        let mut a = a;
+        let mut ty = ty.clone();
+        for _ in 0..k {
+            let sh = shape_of(&ty);
+            let Some(w) = sh.first().copied() else { break };
+            let row = super::build::row_of(&ty);
+            let av = self.var_of(a)?;
+            let lam = self.add_lambda(&row)?;
+            let ne = self.zeros(&row);
+            a = Atom::Var(self.let1(
+                "sum",
+                row.clone(),
+                Exp::Reduce {
+                    w: dim_atom(w),
+                    lam,
+                    neutral: vec![ne],
+                    arrs: vec![av],
+                    commutative: true,
+                },
+            ));
+            ty = row;
+        }
+        Ok(a)
+    }
+
+    /// `\a b -> a + b` on values of type `t`.
+    pub fn add_lambda(&mut self, t: &Type) -> R<Lambda> {
+        let pa = self.param("a", t.clone());
+        let pb = self.param("b", t.clone());
+        let tt = t.clone();
+        self.lambda(vec![pa, pb], vec![t.clone()], move |ad, ps| {
+            Ok(vec![ad.add_vals(&tt, Atom::Var(ps[0].var), Atom::Var(ps[1].var))?])
+        })
+    }
+
+    /// The float variables free in `b` (used but bound outside), except `except`.
+    pub fn free_floats(&self, b: &Body, except: &[Var]) -> Vec<Var> {
+        walk::free_in_body(b)
+            .into_iter()
+            .filter(|v| !except.contains(v))
+            .filter(|v| self.types.get(v).is_some_and(is_float))
+            .collect()
+    }
+
+    /// Adjoints of the statement's float results, zeros where missing.
+    fn pat_adjs(&mut self, pat: &[Param], adjs: &Adjs) -> Vec<(usize, Atom)> {
+        let mut out = Vec::new();
+        for (k, p) in pat.iter().enumerate() {
+            if is_float(&p.ty) {
+                let a = match adjs.m.get(&p.var) {
+                    Some(a) => *a,
+                    None => self.zeros(&p.ty),
+                };
+                out.push((k, a));
+            }
+        }
+        out
+    }
+
+    fn rev_if(&mut self, s: &Stm, cond: Atom, tb: &Body, eb: &Body, adjs: &mut Adjs) -> R<()> {
+        let seeds = self.pat_adjs(&s.pat, adjs);
+        let mut fv = self.free_floats(tb, &[]);
+        for v in self.free_floats(eb, &[]) {
+            if !fv.contains(&v) {
+                fv.push(v);
+            }
+        }
+        let branch = |ad: &mut Ad, b: &Body| -> R<Body> {
+            let copy = ad.rename_body(b, &HashMap::new());
+            let pairs: Vec<(Atom, Atom)> = seeds
+                .iter()
+                .map(|(k, a)| (copy.result.get(*k).copied().unwrap_or(*a), *a))
+                .collect();
+            ad.open();
+            let r = ad.rev_scope(&copy, &pairs, Adjs::default(), &fv);
+            let res = r.as_ref().ok().cloned().unwrap_or_default();
+            let body = ad.close(res);
+            r?;
+            Ok(body)
+        };
+        let then_body = branch(self, tb)?;
+        let else_body = branch(self, eb)?;
+        let mut pat = Vec::new();
+        let mut ret = Vec::new();
+        for v in &fv {
+            let t = self.ty(*v)?;
+            pat.push(Param { var: self.fresh_like(*v, "_adj", t.clone()), ty: t.clone() });
+            ret.push(t);
+        }
+        self.push(pat.clone(), Exp::If { cond, then_body, else_body, ret });
+        for (v, p) in fv.iter().zip(&pat) {
+            self.add_adj(adjs, &Atom::Var(*v), Atom::Var(p.var), true)?;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rev_loop(
+        &mut self,
+        s: &Stm,
+        params: &[(Param, Atom)],
+        i: Var,
+        it: IntType,
+        body: &Body,
+        bufs: &[Var],
+        n: Atom,
+        adjs: &mut Adjs,
+    ) -> R<()> {
+        let pvars: Vec<Var> = params.iter().map(|(p, _)| p.var).collect();
+        let mut except = pvars.clone();
+        except.push(i);
+        let fv = self.free_floats(body, &except);
+        // Reverse-loop parameters: adjoints of the float loop parameters, then of the free
+        // variables.
+        let mut rparams: Vec<(Param, Atom)> = Vec::new();
+        let mut float_ks = Vec::new();
+        for (k, ((p, _), pv)) in params.iter().zip(&s.pat).enumerate() {
+            if is_float(&p.ty) {
+                let init = match adjs.m.get(&pv.var) {
+                    Some(a) => *a,
+                    None => self.zeros(&p.ty),
+                };
+                let ap = self.fresh_like(p.var, "_adj", p.ty.clone());
+                rparams.push((Param { var: ap, ty: p.ty.clone() }, init));
+                float_ks.push(k);
+            }
+        }
+        for v in &fv {
+            let t = self.ty(*v)?;
+            let init = match adjs.m.get(v) {
+                Some(a) => *a,
+                None => self.zeros(&t),
+            };
+            let ap = self.fresh_like(*v, "_adj", t.clone());
+            rparams.push((Param { var: ap, ty: t }, init));
+        }
+        let j = self.fresh("j", Type::Prim(PrimType::I64));
+        self.open();
+        let r = (|| -> R<Vec<Atom>> {
+            let nm1 = self.bin(BinOp::Sub, PrimType::I64, n, i64c(1));
+            let irev = self.bin(BinOp::Sub, PrimType::I64, nm1, Atom::Var(j));
+            let mut extra = HashMap::new();
+            let iv = if it == IntType::I64 {
+                self.var_of(irev)?
+            } else {
+                self.let1(
+                    "i",
+                    Type::Prim(PrimType::Int(it)),
+                    Exp::Convert { from: PrimType::I64, to: PrimType::Int(it), arg: irev },
+                )
+            };
+            extra.insert(i, iv);
+            for ((p, _), b) in params.iter().zip(bufs) {
+                let r = self.let1(
+                    &self.name(p.var),
+                    p.ty.clone(),
+                    Exp::Index { arr: *b, idx: vec![DimIndex::Fix(irev)] },
+                );
+                extra.insert(p.var, r);
+            }
+            let copy = self.rename_body(body, &extra);
+            let mut init = Adjs::default();
+            for (v, (rp, _)) in fv.iter().zip(rparams.iter().skip(float_ks.len())) {
+                init.m.insert(*v, Atom::Var(rp.var));
+            }
+            let seeds: Vec<(Atom, Atom)> = float_ks
+                .iter()
+                .zip(&rparams)
+                .filter_map(|(k, (rp, _))| copy.result.get(*k).map(|r| (*r, Atom::Var(rp.var))))
+                .collect();
+            let mut want: Vec<Var> = float_ks
+                .iter()
+                .filter_map(|k| pvars.get(*k).and_then(|p| extra.get(p)).copied())
+                .collect();
+            want.extend(fv.iter().copied());
+            self.rev_scope(&copy, &seeds, init, &want)
+        })();
+        let res = r.as_ref().ok().cloned().unwrap_or_default();
+        let rbody = self.close(res);
+        r?;
+        let pat: Vec<Param> = rparams
+            .iter()
+            .map(|(p, _)| Param { var: self.fresh_like(p.var, "", p.ty.clone()), ty: p.ty.clone() })
+            .collect();
+        self.push(
+            pat.clone(),
+            Exp::Loop {
+                params: rparams,
+                form: LoopForm::For { i: j, it: IntType::I64, bound: n },
+                body: rbody,
+            },
+        );
+        for (k, p) in float_ks.iter().zip(&pat) {
+            if let Some((_, init)) = params.get(*k) {
+                self.add_adj(adjs, init, Atom::Var(p.var), false)?;
+            }
+        }
+        for (v, p) in fv.iter().zip(pat.iter().skip(float_ks.len())) {
+            adjs.m.insert(*v, Atom::Var(p.var));
+            adjs.owned.insert(*v);
+        }
+        Ok(())
+    }
+
+    fn rev_map(&mut self, s: &Stm, w: Atom, lam: &Lambda, arrs: &[Var], adjs: &mut Adjs) -> R<()> {
+        let seeds = self.pat_adjs(&s.pat, adjs);
+        let pvars: Vec<Var> = lam.params.iter().map(|p| p.var).collect();
+        let copy = self.rename_lambda(lam);
+        // Free arrays read only by full indexing at the top level of the lambda (gathers):
+        // their adjoints are (index, value) pairs added by a histogram after the map, instead
+        // of a full-size array per element.
+        let all_fv = self.free_floats(&lam.body, &pvars);
+        let mut sparse: Vec<(Var, Vec<usize>)> = Vec::new();
+        for a in &all_fv {
+            let Ok(Type::Array { shape, .. }) = self.ty(*a) else { continue };
+            let mut uses = 0usize;
+            let mut b = copy.body.clone();
+            walk::body_vars(&mut b, &mut |v, _| uses += usize::from(*v == *a));
+            let direct: Vec<usize> = copy
+                .body
+                .stms
+                .iter()
+                .enumerate()
+                .filter(|(_, st)| {
+                    matches!(&st.exp, Exp::Index { arr, idx } if arr == a && idx.len() == shape.len()
+                        && idx.iter().all(|d| matches!(d, DimIndex::Fix(x) if *x != Atom::Var(*a))))
+                })
+                .map(|(k, _)| k)
+                .collect();
+            if !direct.is_empty() && direct.len() == uses {
+                sparse.push((*a, direct));
+            }
+        }
+        let fv: Vec<Var> =
+            all_fv.iter().filter(|v| !sparse.iter().any(|(a, _)| a == *v)).copied().collect();
+        let mut params = copy.params.clone();
+        let mut seed_arrs = Vec::new();
+        let mut pairs = Vec::new();
+        for (k, a) in &seeds {
+            let av = self.var_of(*a)?;
+            let t = super::build::row_of(&self.ty(av)?);
+            let p = self.param("res_adj", t);
+            pairs.push((
+                copy.body.result.get(*k).copied().unwrap_or(Atom::Var(p.var)),
+                Atom::Var(p.var),
+            ));
+            params.push(p);
+            seed_arrs.push(av);
+        }
+        let mut want: Vec<Var> =
+            copy.params.iter().filter(|p| is_float(&p.ty)).map(|p| p.var).collect();
+        let nwant_params = want.len();
+        want.extend(fv.iter().copied());
+        let mut ret = Vec::new();
+        for v in &want {
+            ret.push(self.ty(*v)?);
+        }
+        // Per sparse read: its index atoms and the adjoint of the value read.
+        let mut sparse_reads: Vec<(Var, Vec<Atom>, Var, Type)> = Vec::new();
+        for (a, ks) in &sparse {
+            for k in ks {
+                let st = &copy.body.stms[*k];
+                if let (Exp::Index { idx, .. }, Some(p)) = (&st.exp, st.pat.first()) {
+                    let ia: Vec<Atom> = idx
+                        .iter()
+                        .filter_map(|d| match d {
+                            DimIndex::Fix(x) => Some(*x),
+                            DimIndex::Slice { .. } => None,
+                        })
+                        .collect();
+                    sparse_reads.push((*a, ia, p.var, p.ty.clone()));
+                }
+            }
+        }
+        let nwant = want.len();
+        want.extend(sparse_reads.iter().map(|(_, _, v, _)| *v));
+        for (_, ia, _, t) in &sparse_reads {
+            ret.extend(ia.iter().map(|_| Type::Prim(PrimType::I64)));
+            ret.push(t.clone());
+        }
+        for (a, _) in &sparse {
+            self.sparse.insert(*a);
+        }
+        self.open();
+        let r = self.rev_scope(&copy.body, &pairs, Adjs::default(), &want).map(|mut res| {
+            let extra: Vec<Atom> = res.split_off(nwant);
+            for ((_, ia, _, _), v) in sparse_reads.iter().zip(extra) {
+                res.extend(ia.iter().copied());
+                res.push(v);
+            }
+            res
+        });
+        for (a, _) in &sparse {
+            self.sparse.remove(a);
+        }
+        let res = r.as_ref().ok().cloned().unwrap_or_default();
+        let body = self.close(res);
+        r?;
+        let wd = super::build::atom_dim(w).ok_or_else(|| internal(s.span, "map width"))?;
+        let pat: Vec<Param> = ret
+            .iter()
+            .map(|t| {
+                let mut sh = vec![wd];
+                sh.extend(shape_of(t));
+                let ty = mk_ty(t.elem(), sh);
+                Param { var: self.fresh("adj", ty.clone()), ty }
+            })
+            .collect();
+        let mut narrs = arrs.to_vec();
+        narrs.extend(seed_arrs);
+        self.push(pat.clone(), Exp::Map { w, lam: Lambda { params, body, ret }, arrs: narrs });
+        let float_arrs: Vec<Var> =
+            lam.params.iter().zip(arrs).filter(|(p, _)| is_float(&p.ty)).map(|(_, a)| *a).collect();
+        for (a, p) in float_arrs.iter().zip(&pat) {
+            self.add_adj(adjs, &Atom::Var(*a), Atom::Var(p.var), true)?;
+        }
+        for (v, p) in fv.iter().zip(pat.iter().skip(nwant_params).take(nwant - nwant_params)) {
+            let c = self.sum_outer(Atom::Var(p.var), &p.ty, 1)?;
+            self.add_adj(adjs, &Atom::Var(*v), c, true)?;
+        }
+        let mut rest = pat.iter().skip(nwant);
+        for (a, ia, _, t) in &sparse_reads {
+            let idx: Vec<Var> = ia.iter().filter_map(|_| rest.next().map(|p| p.var)).collect();
+            let Some(vals) = rest.next().map(|p| p.var) else { break };
+            let c = self.scatter_add(*a, &idx, vals, w, t.elem())?;
+            self.add_adj(adjs, &Atom::Var(*a), Atom::Var(c), true)?;
+        }
+        Ok(())
+    }
+
+    /// An array shaped like `a` with `vals[j]` added at index `(idx[0][j], idx[1][j], ...)`.
+    fn scatter_add(&mut self, a: Var, idx: &[Var], vals: Var, w: Atom, t: PrimType) -> R<Var> {
+        let aty = self.ty(a)?;
+        let sh = shape_of(&aty);
+        let flat_is = if idx.len() == 1 {
+            idx[0]
+        } else {
+            let ps: Vec<Param> =
+                idx.iter().map(|_| self.param("i", Type::Prim(PrimType::I64))).collect();
+            let sh2 = sh.clone();
+            let lam = self.lambda(ps, vec![Type::Prim(PrimType::I64)], move |ad, ps| {
+                let mut f = i64c(0);
+                for (p, d) in ps.iter().zip(&sh2) {
+                    let m = ad.bin(BinOp::Mul, PrimType::I64, f, dim_atom(*d));
+                    f = ad.bin(BinOp::Add, PrimType::I64, m, Atom::Var(p.var));
+                }
+                Ok(vec![f])
+            })?;
+            let wd = super::build::atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
+            self.let1(
+                "flat",
+                Type::Array { elem: PrimType::I64, shape: vec![wd] },
+                Exp::Map { w, lam, arrs: idx.to_vec() },
+            )
+        };
+        let mut total = i64c(1);
+        for d in &sh {
+            total = self.bin(BinOp::Mul, PrimType::I64, total, dim_atom(*d));
+        }
+        let td = super::build::atom_dim(total).ok_or_else(|| internal(self.span, "size"))?;
+        let fty = Type::Array { elem: t, shape: vec![td] };
+        let z = self.zeros(&fty);
+        let zv = self.var_of(z)?;
+        let lam = self.add_lambda(&Type::Prim(t))?;
+        let h = self.let1(
+            "adj",
+            fty,
+            Exp::Hist {
+                dest: vec![zv],
+                lam,
+                neutral: vec![fconst(t, 0.0)],
+                is: flat_is,
+                vs: vec![vals],
+                w,
+            },
+        );
+        if sh.len() == 1 {
+            Ok(h)
+        } else {
+            Ok(self.let1("adj", aty.clone(), Exp::Reshape { arr: h, shape: sh }))
+        }
+    }
+}

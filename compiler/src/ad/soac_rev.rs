@@ -1,0 +1,893 @@
+//! Reverse-mode rules for reduce, scan, hist and scatter (seed-001-ad.md §4.5–4.8, with its
+//! corrections): `+` fast paths, min/max through the first index of the extremum, a general
+//! reduce via exclusive scans from both sides, scatter through gathers.
+
+use super::build::{atom_dim, dim_atom, fconst, i64c, is_float, row_of, Ad};
+use super::rev::Adjs;
+use super::{internal, unsupported, R};
+use crate::ir::*;
+use crate::prim::PrimType;
+
+/// The single binary operator of a one-value operator lambda `\x y -> x op y`, if it is one.
+fn simple_op(lam: &Lambda) -> Option<BinOp> {
+    let [x, y] = lam.params.as_slice() else { return None };
+    let [s] = lam.body.stms.as_slice() else { return None };
+    let Exp::BinOp(op, _, a, b) = &s.exp else { return None };
+    let [r] = lam.body.result.as_slice() else { return None };
+    let pv = s.pat.first()?.var;
+    if *r != Atom::Var(pv) || !matches!(x.ty, Type::Prim(_)) {
+        return None;
+    }
+    let (xa, ya) = (Atom::Var(x.var), Atom::Var(y.var));
+    ((*a == xa && *b == ya) || (*a == ya && *b == xa)).then_some(*op)
+}
+
+/// Whether the operator adds its two groups of `k` parameters componentwise (`+`, and the
+/// (value, tangent) pairs forward mode makes of it).
+fn adds_componentwise(lam: &Lambda) -> bool {
+    let k = lam.ret.len();
+    if lam.params.len() != 2 * k || lam.body.stms.len() != k {
+        return false;
+    }
+    lam.body.result.iter().enumerate().all(|(j, r)| {
+        let (Some(x), Some(y)) = (lam.params.get(j), lam.params.get(k + j)) else { return false };
+        let (xa, ya) = (Atom::Var(x.var), Atom::Var(y.var));
+        matches!(x.ty, Type::Prim(_))
+            && lam.body.stms.iter().any(|s| {
+                s.pat.first().map(|p| Atom::Var(p.var)) == Some(*r)
+                    && matches!(&s.exp, Exp::BinOp(BinOp::Add, _, a, b)
+                        if (*a == xa && *b == ya) || (*a == ya && *b == xa))
+            })
+    })
+}
+
+impl Ad {
+    pub(crate) fn rev_soac(&mut self, s: &Stm, adjs: &mut Adjs) -> R<()> {
+        match &s.exp {
+            Exp::Reduce { w, lam, neutral, arrs, .. } => {
+                let seeds: Vec<(usize, Atom)> = self.soac_seeds(&s.pat, adjs);
+                if seeds.is_empty() {
+                    return Ok(());
+                }
+                if arrs.len() > 1 && adds_componentwise(lam) {
+                    let wd = atom_dim(*w).ok_or_else(|| internal(s.span, "width"))?;
+                    for (k, yb) in &seeds {
+                        let a = arrs[*k];
+                        let ty = self.ty(a)?;
+                        let c =
+                            self.let1("adj", ty, Exp::Replicate { shape: vec![wd], value: *yb });
+                        self.add_adj(adjs, &Atom::Var(a), Atom::Var(c), true)?;
+                    }
+                    return Ok(());
+                }
+                match (simple_op(lam), arrs.as_slice(), seeds.as_slice()) {
+                    (Some(BinOp::Add), [a], [(_, yb)]) => {
+                        let ty = self.ty(*a)?;
+                        let c = self.let1(
+                            "adj",
+                            ty,
+                            Exp::Replicate {
+                                shape: vec![atom_dim(*w).ok_or_else(|| internal(s.span, "width"))?],
+                                value: *yb,
+                            },
+                        );
+                        self.add_adj(adjs, &Atom::Var(*a), Atom::Var(c), true)
+                    }
+                    (Some(op @ (BinOp::Min | BinOp::Max)), [a], [(_, yb)]) => {
+                        self.rev_minmax(op, *w, neutral[0], *a, *yb, adjs)
+                    }
+                    _ => self.rev_reduce_general(s, *w, lam, neutral, arrs, &seeds, adjs),
+                }
+            }
+            Exp::Scan { w, lam, arrs, .. } => {
+                let seeds = self.soac_seeds(&s.pat, adjs);
+                if seeds.is_empty() {
+                    return Ok(());
+                }
+                match (simple_op(lam), arrs.as_slice(), seeds.as_slice()) {
+                    (Some(BinOp::Add), [a], [(_, yb)]) => {
+                        let ty = self.ty(*a)?;
+                        let t = ty.elem();
+                        let ybv = self.var_of(*yb)?;
+                        let r = self.reverse(ybv, *w)?;
+                        let lam = self.add_lambda(&Type::Prim(t))?;
+                        let sc = self.let1(
+                            "t",
+                            ty.clone(),
+                            Exp::Scan { w: *w, lam, neutral: vec![fconst(t, 0.0)], arrs: vec![r] },
+                        );
+                        let c = self.reverse(sc, *w)?;
+                        self.add_adj(adjs, &Atom::Var(*a), Atom::Var(c), false)
+                    }
+                    _ => self.rev_scan_general(s, adjs),
+                }
+            }
+            Exp::Hist { dest, lam, is, vs, .. } => {
+                let seeds = self.soac_seeds(&s.pat, adjs);
+                if seeds.is_empty() {
+                    return Ok(());
+                }
+                if vs.len() > 1 && adds_componentwise(lam) {
+                    for (k, hb) in &seeds {
+                        let (d, v) = (dest[*k], vs[*k]);
+                        self.add_adj(adjs, &Atom::Var(d), *hb, false)?;
+                        let vty = self.ty(v)?;
+                        let hbv = self.var_of(*hb)?;
+                        let g = self.gather(hbv, &[*is], &vty)?;
+                        self.add_adj(adjs, &Atom::Var(v), Atom::Var(g), true)?;
+                    }
+                    return Ok(());
+                }
+                match (simple_op(lam), vs.as_slice(), seeds.as_slice(), dest.as_slice()) {
+                    (Some(BinOp::Add), [v], [(_, hb)], [d]) => {
+                        self.add_adj(adjs, &Atom::Var(*d), *hb, false)?;
+                        let vty = self.ty(*v)?;
+                        let hbv = self.var_of(*hb)?;
+                        let g = self.gather(hbv, &[*is], &vty)?;
+                        self.add_adj(adjs, &Atom::Var(*v), Atom::Var(g), true)
+                    }
+                    (Some(op @ (BinOp::Min | BinOp::Max | BinOp::Mul)), [v], [(_, hb)], [d]) => {
+                        self.rev_hist_special(op, *d, *is, *v, *hb, adjs)
+                    }
+                    _ => Err(unsupported(
+                        s.span,
+                        "reverse-mode differentiation of this histogram operator (only `+`, `*`, \
+                         `min`, `max`)",
+                    )),
+                }
+            }
+            Exp::Scatter { dest, idx, vals, w } => {
+                let seeds = self.soac_seeds(&s.pat, adjs);
+                let Some((_, yb)) = seeds.first().copied() else { return Ok(()) };
+                let ybv = self.var_of(yb)?;
+                let vty = self.ty(*vals)?;
+                let g = self.gather(ybv, idx, &vty)?;
+                self.add_adj(adjs, &Atom::Var(*vals), Atom::Var(g), true)?;
+                let dty = self.ty(*dest)?;
+                let base = self.let1("adj", dty.clone(), Exp::Copy(ybv));
+                let z = self.zeros(&vty);
+                let zv = self.var_of(z)?;
+                let c = self.let1(
+                    "adj",
+                    dty,
+                    Exp::Scatter { dest: base, idx: idx.clone(), vals: zv, w: *w },
+                );
+                self.add_adj(adjs, &Atom::Var(*dest), Atom::Var(c), true)
+            }
+            _ => Err(internal(s.span, "not a SOAC")),
+        }
+    }
+
+    fn soac_seeds(&mut self, pat: &[Param], adjs: &Adjs) -> Vec<(usize, Atom)> {
+        let mut out = Vec::new();
+        if !pat.iter().any(|p| adjs.m.contains_key(&p.var)) {
+            return out;
+        }
+        for (k, p) in pat.iter().enumerate() {
+            if is_float(&p.ty) {
+                let a = match adjs.m.get(&p.var) {
+                    Some(a) => *a,
+                    None => self.zeros(&p.ty),
+                };
+                out.push((k, a));
+            }
+        }
+        out
+    }
+
+    /// `xs` reversed along its outer dimension of size `w`.
+    pub fn reverse(&mut self, xs: Var, w: Atom) -> R<Var> {
+        let ty = self.ty(xs)?;
+        let start = self.bin(BinOp::Sub, PrimType::I64, w, i64c(1));
+        Ok(self.let1(
+            "rev",
+            ty,
+            Exp::Index { arr: xs, idx: vec![DimIndex::Slice { start, len: w, stride: i64c(-1) }] },
+        ))
+    }
+
+    /// `map (\i.. -> if in bounds then src[i..] else 0) is..` with result type `ty`.
+    fn gather(&mut self, src: Var, is: &[Var], ty: &Type) -> R<Var> {
+        let sty = self.ty(src)?;
+        let sh = super::build::shape_of(&sty);
+        let w = super::build::shape_of(ty)
+            .first()
+            .map(|d| dim_atom(*d))
+            .ok_or_else(|| internal(self.span, "gather"))?;
+        let row = row_of(ty);
+        let params: Vec<Param> =
+            is.iter().map(|_| self.param("i", Type::Prim(PrimType::I64))).collect();
+        let lam = self.lambda(params, vec![row.clone()], |ad, ps| {
+            let mut ok = Atom::Const(crate::prim::PrimValue::Bool(true));
+            for (p, d) in ps.iter().zip(&sh) {
+                let ge = ad.cmp(CmpOp::Ge, PrimType::I64, Atom::Var(p.var), i64c(0));
+                let lt = ad.cmp(CmpOp::Lt, PrimType::I64, Atom::Var(p.var), dim_atom(*d));
+                let both = ad.bin(BinOp::LogAnd, PrimType::Bool, ge, lt);
+                ok = ad.bin(BinOp::LogAnd, PrimType::Bool, ok, both);
+            }
+            let idx: Vec<DimIndex> = ps.iter().map(|p| DimIndex::Fix(Atom::Var(p.var))).collect();
+            ad.open();
+            let g = ad.let1("g", row.clone(), Exp::Index { arr: src, idx });
+            let tb = ad.close(vec![Atom::Var(g)]);
+            ad.open();
+            let z = ad.zeros(&row);
+            let eb = ad.close(vec![z]);
+            let r = ad.let1(
+                "g",
+                row.clone(),
+                Exp::If { cond: ok, then_body: tb, else_body: eb, ret: vec![row.clone()] },
+            );
+            Ok(vec![Atom::Var(r)])
+        })?;
+        Ok(self.let1("gather", ty.clone(), Exp::Map { w, lam, arrs: is.to_vec() }))
+    }
+
+    /// min/max: the first index of the extremum gets the whole adjoint.
+    fn rev_minmax(
+        &mut self,
+        op: BinOp,
+        w: Atom,
+        ne: Atom,
+        a: Var,
+        yb: Atom,
+        adjs: &mut Adjs,
+    ) -> R<()> {
+        let ty = self.ty(a)?;
+        let t = ty.elem();
+        let wd = atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
+        let iota = self.let1(
+            "iota",
+            Type::Array { elem: PrimType::I64, shape: vec![wd] },
+            Exp::Iota { n: w, start: i64c(0), step: i64c(1), it: crate::prim::IntType::I64 },
+        );
+        let ps = vec![
+            self.param("v1", Type::Prim(t)),
+            self.param("i1", Type::Prim(PrimType::I64)),
+            self.param("v2", Type::Prim(t)),
+            self.param("i2", Type::Prim(PrimType::I64)),
+        ];
+        let lam = self.lambda(ps, vec![Type::Prim(t), Type::Prim(PrimType::I64)], |ad, ps| {
+            let (v1, i1, v2, i2) = (
+                Atom::Var(ps[0].var),
+                Atom::Var(ps[1].var),
+                Atom::Var(ps[2].var),
+                Atom::Var(ps[3].var),
+            );
+            let m = ad.bin(op, t, v1, v2);
+            let eq = ad.cmp(CmpOp::Eq, t, v1, v2);
+            let imin = ad.bin(BinOp::Min, PrimType::I64, i1, i2);
+            let first = ad.cmp(CmpOp::Eq, t, v1, m);
+            let other = ad.select(PrimType::I64, first, i1, i2);
+            let i = ad.select(PrimType::I64, eq, imin, other);
+            Ok(vec![m, i])
+        })?;
+        let v = self.fresh("ext", Type::Prim(t));
+        let i = self.fresh("ext_i", Type::Prim(PrimType::I64));
+        self.push(
+            vec![
+                Param { var: v, ty: Type::Prim(t) },
+                Param { var: i, ty: Type::Prim(PrimType::I64) },
+            ],
+            Exp::Reduce { w, lam, neutral: vec![ne, w], arrs: vec![a, iota], commutative: true },
+        );
+        let _ = v;
+        let abar = self.owned_adj_pub(adjs, a)?;
+        let ok = self.cmp(CmpOp::Lt, PrimType::I64, Atom::Var(i), w);
+        self.open();
+        let cur = self.let1(
+            "cur",
+            Type::Prim(t),
+            Exp::Index { arr: abar, idx: vec![DimIndex::Fix(Atom::Var(i))] },
+        );
+        let new = self.add(t, Atom::Var(cur), yb);
+        let upd = self.let1(
+            "adj",
+            ty.clone(),
+            Exp::Update { arr: abar, idx: vec![DimIndex::Fix(Atom::Var(i))], value: new },
+        );
+        let tb = self.close(vec![Atom::Var(upd)]);
+        self.open();
+        let eb = self.close(vec![Atom::Var(abar)]);
+        let r = self.let1(
+            "adj",
+            ty.clone(),
+            Exp::If { cond: ok, then_body: tb, else_body: eb, ret: vec![ty] },
+        );
+        adjs.m.insert(a, Atom::Var(r));
+        adjs.owned.insert(a);
+        Ok(())
+    }
+
+    /// Emit `lam` applied to `args` (a renamed copy); returns its results.
+    pub fn inline_lam(&mut self, lam: &Lambda, args: &[Atom]) -> Vec<Atom> {
+        let copy = self.rename_lambda(lam);
+        for (p, a) in copy.params.iter().zip(args) {
+            self.push(vec![p.clone()], Exp::Atom(*a));
+        }
+        for s in copy.body.stms {
+            self.push_stm(s);
+        }
+        copy.body.result
+    }
+
+    /// Exclusive scan of `arrs` with `lam` (flipped: `\x y -> lam y x`).
+    fn exclusive_scan(
+        &mut self,
+        w: Atom,
+        lam: &Lambda,
+        neutral: &[Atom],
+        arrs: &[Var],
+        flip: bool,
+    ) -> R<Vec<Var>> {
+        let k = arrs.len();
+        let op = if flip {
+            let ps: Vec<Param> = lam.params.iter().map(|p| self.param("x", p.ty.clone())).collect();
+            let l2 = lam.clone();
+            self.lambda(ps, lam.ret.clone(), move |ad, ps| {
+                let mut args: Vec<Atom> = ps[k..].iter().map(|p| Atom::Var(p.var)).collect();
+                args.extend(ps[..k].iter().map(|p| Atom::Var(p.var)));
+                Ok(ad.inline_lam(&l2, &args))
+            })?
+        } else {
+            self.rename_lambda(lam)
+        };
+        let mut tys = Vec::new();
+        for a in arrs {
+            tys.push(self.ty(*a)?);
+        }
+        let incl: Vec<Param> = tys.iter().map(|t| self.param("incl", t.clone())).collect();
+        self.push(
+            incl.clone(),
+            Exp::Scan { w, lam: op, neutral: neutral.to_vec(), arrs: arrs.to_vec() },
+        );
+        let wd = atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
+        let iota = self.let1(
+            "iota",
+            Type::Array { elem: PrimType::I64, shape: vec![wd] },
+            Exp::Iota { n: w, start: i64c(0), step: i64c(1), it: crate::prim::IntType::I64 },
+        );
+        let rows: Vec<Type> = tys.iter().map(row_of).collect();
+        let p = self.param("i", Type::Prim(PrimType::I64));
+        let neutral = neutral.to_vec();
+        let incl2 = incl.clone();
+        let rows2 = rows.clone();
+        let lam = self.lambda(vec![p], rows.clone(), move |ad, ps| {
+            let i = Atom::Var(ps[0].var);
+            let first = ad.cmp(CmpOp::Eq, PrimType::I64, i, i64c(0));
+            ad.open();
+            let tb = ad.close(neutral.clone());
+            ad.open();
+            let im1 = ad.bin(BinOp::Sub, PrimType::I64, i, i64c(1));
+            let mut res = Vec::new();
+            for (c, t) in incl2.iter().zip(&rows2) {
+                res.push(Atom::Var(ad.let1(
+                    "prev",
+                    t.clone(),
+                    Exp::Index { arr: c.var, idx: vec![DimIndex::Fix(im1)] },
+                )));
+            }
+            let eb = ad.close(res);
+            let pat: Vec<Param> = rows2.iter().map(|t| ad.param("excl", t.clone())).collect();
+            ad.push(
+                pat.clone(),
+                Exp::If { cond: first, then_body: tb, else_body: eb, ret: rows2.clone() },
+            );
+            Ok(pat.iter().map(|p| Atom::Var(p.var)).collect())
+        })?;
+        let out: Vec<Param> = tys.iter().map(|t| self.param("excl", t.clone())).collect();
+        self.push(out.clone(), Exp::Map { w, lam, arrs: vec![iota] });
+        Ok(out.iter().map(|p| p.var).collect())
+    }
+
+    /// The general reduce rule: `ā_i += ∂(l_i ⊙ a_i ⊙ r_i)/∂a_i · ȳ` with `l`, `r` from
+    /// exclusive scans (the right one with the flipped operator on the reversed input).
+    #[allow(clippy::too_many_arguments)]
+    fn rev_reduce_general(
+        &mut self,
+        s: &Stm,
+        w: Atom,
+        lam: &Lambda,
+        neutral: &[Atom],
+        arrs: &[Var],
+        seeds: &[(usize, Atom)],
+        adjs: &mut Adjs,
+    ) -> R<()> {
+        let k = arrs.len();
+        let ls = self.exclusive_scan(w, lam, neutral, arrs, false)?;
+        let mut revs = Vec::new();
+        for a in arrs {
+            revs.push(self.reverse(*a, w)?);
+        }
+        let rs_rev = self.exclusive_scan(w, lam, neutral, &revs, true)?;
+        let mut rs = Vec::new();
+        for r in rs_rev {
+            rs.push(self.reverse(r, w)?);
+        }
+        let rows: Vec<Type> = lam.params[..k].iter().map(|p| p.ty.clone()).collect();
+        let mut params = Vec::new();
+        for grp in ["l", "a", "r"] {
+            for t in &rows {
+                params.push(self.param(grp, t.clone()));
+            }
+        }
+        let lam2 = lam.clone();
+        let seeds2: Vec<(usize, Atom)> = seeds.to_vec();
+        let rows2 = rows.clone();
+        let dlam = self.lambda(params, rows.clone(), move |ad, ps| {
+            let a_vars: Vec<Var> = ps[k..2 * k].iter().map(|p| p.var).collect();
+            ad.open();
+            let l: Vec<Atom> = ps[..k].iter().map(|p| Atom::Var(p.var)).collect();
+            let a: Vec<Atom> = ps[k..2 * k].iter().map(|p| Atom::Var(p.var)).collect();
+            let r: Vec<Atom> = ps[2 * k..].iter().map(|p| Atom::Var(p.var)).collect();
+            let mut la = l;
+            la.extend(a);
+            let t = ad.inline_lam(&lam2, &la);
+            let mut tr = t;
+            tr.extend(r);
+            let y = ad.inline_lam(&lam2, &tr);
+            let body = ad.close(y.clone());
+            let pairs: Vec<(Atom, Atom)> =
+                seeds2.iter().filter_map(|(j, sd)| y.get(*j).map(|yy| (*yy, *sd))).collect();
+            let _ = &rows2;
+            ad.rev_scope(&body, &pairs, Adjs::default(), &a_vars)
+        })?;
+        let mut in_arrs = ls;
+        in_arrs.extend(arrs.iter().copied());
+        in_arrs.extend(rs);
+        let mut pat = Vec::new();
+        for a in arrs {
+            let t = self.ty(*a)?;
+            pat.push(self.param("adj", t));
+        }
+        self.push(pat.clone(), Exp::Map { w, lam: dlam, arrs: in_arrs });
+        let _ = s;
+        for (a, p) in arrs.iter().zip(&pat) {
+            self.add_adj(adjs, &Atom::Var(*a), Atom::Var(p.var), true)?;
+        }
+        Ok(())
+    }
+
+    /// `iota w` as a fresh variable.
+    fn iota(&mut self, w: Atom) -> R<Var> {
+        let wd = atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
+        Ok(self.let1(
+            "iota",
+            Type::Array { elem: PrimType::I64, shape: vec![wd] },
+            Exp::Iota { n: w, start: i64c(0), step: i64c(1), it: crate::prim::IntType::I64 },
+        ))
+    }
+
+    /// `if c then then_vals() else else_vals()` on scalars of types `tys`.
+    fn if_vals(
+        &mut self,
+        c: Atom,
+        tys: &[Type],
+        then_vals: impl FnOnce(&mut Ad) -> R<Vec<Atom>>,
+        else_vals: impl FnOnce(&mut Ad) -> R<Vec<Atom>>,
+    ) -> R<Vec<Atom>> {
+        self.open();
+        let r = then_vals(self);
+        let tb = self.close(r.as_ref().ok().cloned().unwrap_or_default());
+        let tv = r?;
+        self.open();
+        let r = else_vals(self);
+        let eb = self.close(r.as_ref().ok().cloned().unwrap_or_default());
+        let ev = r?;
+        if tv.len() != tys.len() || ev.len() != tys.len() {
+            return Err(internal(self.span, "branch results"));
+        }
+        let pat: Vec<Param> = tys.iter().map(|t| self.param("v", t.clone())).collect();
+        self.push(
+            pat.clone(),
+            Exp::If { cond: c, then_body: tb, else_body: eb, ret: tys.to_vec() },
+        );
+        Ok(pat.iter().map(|p| Atom::Var(p.var)).collect())
+    }
+
+    /// The general scan rule (seed-001 §4.7 with its corrections): the adjoints of the results
+    /// satisfy `r[i] = ȳ[i] + B_i r[i+1]`, with `B_i` the transposed Jacobian of
+    /// `y ↦ y ⊙ as[i+1]` at `ys[i]`; a scan of (vector, matrix) pairs over the reversed
+    /// sequences solves it, then a map gives `ās[i]` by the vjp of `a ↦ ys[i-1] ⊙ a`.
+    fn rev_scan_general(&mut self, s: &Stm, adjs: &mut Adjs) -> R<()> {
+        let Exp::Scan { w, lam, neutral, arrs } = &s.exp else {
+            return Err(internal(s.span, "not a scan"));
+        };
+        let w = *w;
+        let k = arrs.len();
+        let t = lam.ret.first().map(|t| t.elem()).unwrap_or(PrimType::F64);
+        if lam.ret.iter().any(|r| *r != Type::Prim(t)) || !matches!(t, PrimType::Float(_)) {
+            return Err(unsupported(
+                s.span,
+                "reverse-mode differentiation of a `scan` whose elements are not float scalars \
+                 of one type",
+            ));
+        }
+        let st = Type::Prim(t);
+        let seeds: Vec<Atom> = self.soac_seeds(&s.pat, adjs).into_iter().map(|(_, a)| a).collect();
+        let mut seed_vars = Vec::new();
+        for a in seeds {
+            seed_vars.push(self.var_of(a)?);
+        }
+        let ys: Vec<Var> = s.pat.iter().map(|p| p.var).collect();
+        let iota = self.iota(w)?;
+        let wm1 = self.bin(BinOp::Sub, PrimType::I64, w, i64c(1));
+        // 1. (ȳ[i], B_i) for every i.
+        let nk = k + k * k;
+        let p = self.param("i", Type::Prim(PrimType::I64));
+        let (lam1, ys1, arrs1, seeds1) = (lam.clone(), ys.clone(), arrs.clone(), seed_vars.clone());
+        let st1 = st.clone();
+        let lam_b = self.lambda(vec![p], vec![st.clone(); nk], move |ad, ps| {
+            let i = Atom::Var(ps[0].var);
+            let mut out = Vec::new();
+            for sv in &seeds1 {
+                out.push(Atom::Var(ad.let1(
+                    "c",
+                    st1.clone(),
+                    Exp::Index { arr: *sv, idx: vec![DimIndex::Fix(i)] },
+                )));
+            }
+            let last = ad.cmp(CmpOp::Lt, PrimType::I64, i, wm1);
+            let tys = vec![st1.clone(); k * k];
+            let m = ad.if_vals(
+                last,
+                &tys,
+                |ad| {
+                    let ip1 = ad.bin(BinOp::Add, PrimType::I64, i, i64c(1));
+                    let mut cols: Vec<Vec<Atom>> = Vec::new();
+                    for c in 0..k {
+                        ad.open();
+                        let yv: Vec<Var> = (0..k).map(|_| ad.fresh("y", st1.clone())).collect();
+                        for (y, ysv) in yv.iter().zip(&ys1) {
+                            ad.push(
+                                vec![Param { var: *y, ty: st1.clone() }],
+                                Exp::Index { arr: *ysv, idx: vec![DimIndex::Fix(i)] },
+                            );
+                        }
+                        let mut args: Vec<Atom> = yv.iter().map(|v| Atom::Var(*v)).collect();
+                        for a in &arrs1 {
+                            args.push(Atom::Var(ad.let1(
+                                "a",
+                                st1.clone(),
+                                Exp::Index { arr: *a, idx: vec![DimIndex::Fix(ip1)] },
+                            )));
+                        }
+                        let r = ad.inline_lam(&lam1, &args);
+                        let body = ad.close(r.clone());
+                        let pairs: Vec<(Atom, Atom)> = r
+                            .iter()
+                            .enumerate()
+                            .map(|(j, x)| (*x, fconst(t, if j == c { 1.0 } else { 0.0 })))
+                            .collect();
+                        cols.push(ad.rev_scope(&body, &pairs, Adjs::default(), &yv)?);
+                    }
+                    // Row-major M[r][c] = column c, entry r.
+                    let mut m = Vec::new();
+                    for r in 0..k {
+                        for col in &cols {
+                            m.push(col[r]);
+                        }
+                    }
+                    Ok(m)
+                },
+                |_| Ok(vec![fconst(t, 0.0); k * k]),
+            )?;
+            out.extend(m);
+            Ok(out)
+        })?;
+        let wd = atom_dim(w).ok_or_else(|| internal(s.span, "width"))?;
+        let arr_t = Type::Array { elem: t, shape: vec![wd] };
+        let cm: Vec<Param> = (0..nk).map(|_| self.param("cm", arr_t.clone())).collect();
+        self.push(cm.clone(), Exp::Map { w, lam: lam_b, arrs: vec![iota] });
+        // 2. The linear recurrence as a scan over the reversed sequences.
+        let mut rev = Vec::new();
+        for p in &cm {
+            rev.push(self.reverse(p.var, w)?);
+        }
+        let ps: Vec<Param> = (0..2 * nk).map(|_| self.param("x", st.clone())).collect();
+        let op = self.lambda(ps, vec![st.clone(); nk], move |ad, ps| {
+            let a = |j: usize| Atom::Var(ps[j].var);
+            let (c1, m1, c2, m2) = (0, k, nk, nk + k);
+            let mut out = Vec::new();
+            for r in 0..k {
+                let mut acc = a(c2 + r);
+                for j in 0..k {
+                    let pr = ad.mul(t, a(m2 + r * k + j), a(c1 + j));
+                    acc = ad.add(t, acc, pr);
+                }
+                out.push(acc);
+            }
+            for r in 0..k {
+                for c in 0..k {
+                    let mut acc = fconst(t, 0.0);
+                    for j in 0..k {
+                        let pr = ad.mul(t, a(m2 + r * k + j), a(m1 + j * k + c));
+                        acc = ad.add(t, acc, pr);
+                    }
+                    out.push(acc);
+                }
+            }
+            Ok(out)
+        })?;
+        let mut ne = vec![fconst(t, 0.0); k];
+        for r in 0..k {
+            for c in 0..k {
+                ne.push(fconst(t, if r == c { 1.0 } else { 0.0 }));
+            }
+        }
+        let sc: Vec<Param> = (0..nk).map(|_| self.param("rec", arr_t.clone())).collect();
+        self.push(sc.clone(), Exp::Scan { w, lam: op, neutral: ne, arrs: rev });
+        let mut r_adj = Vec::new();
+        for p in sc.iter().take(k) {
+            r_adj.push(self.reverse(p.var, w)?);
+        }
+        // 3. ās[i] = vjp (\a -> prev ⊙ a) as[i] r[i], prev = ys[i-1] (the neutral at 0).
+        let iota2 = self.iota(w)?;
+        let p = self.param("i", Type::Prim(PrimType::I64));
+        let (lam3, ys3, arrs3, ne3) = (lam.clone(), ys.clone(), arrs.clone(), neutral.clone());
+        let st3 = st.clone();
+        let lam_a = self.lambda(vec![p], vec![st.clone(); k], move |ad, ps| {
+            let i = Atom::Var(ps[0].var);
+            let first = ad.cmp(CmpOp::Eq, PrimType::I64, i, i64c(0));
+            let tys = vec![st3.clone(); k];
+            let prev = ad.if_vals(
+                first,
+                &tys,
+                |_| Ok(ne3.clone()),
+                |ad| {
+                    let im1 = ad.bin(BinOp::Sub, PrimType::I64, i, i64c(1));
+                    Ok(ys3
+                        .iter()
+                        .map(|y| {
+                            Atom::Var(ad.let1(
+                                "prev",
+                                st3.clone(),
+                                Exp::Index { arr: *y, idx: vec![DimIndex::Fix(im1)] },
+                            ))
+                        })
+                        .collect())
+                },
+            )?;
+            let mut rs = Vec::new();
+            for r in &r_adj {
+                rs.push(Atom::Var(ad.let1(
+                    "r",
+                    st3.clone(),
+                    Exp::Index { arr: *r, idx: vec![DimIndex::Fix(i)] },
+                )));
+            }
+            ad.open();
+            let av: Vec<Var> = (0..k).map(|_| ad.fresh("a", st3.clone())).collect();
+            for (v, a) in av.iter().zip(&arrs3) {
+                ad.push(
+                    vec![Param { var: *v, ty: st3.clone() }],
+                    Exp::Index { arr: *a, idx: vec![DimIndex::Fix(i)] },
+                );
+            }
+            let mut args = prev;
+            args.extend(av.iter().map(|v| Atom::Var(*v)));
+            let y = ad.inline_lam(&lam3, &args);
+            let body = ad.close(y.clone());
+            let pairs: Vec<(Atom, Atom)> = y.into_iter().zip(rs).collect();
+            ad.rev_scope(&body, &pairs, Adjs::default(), &av)
+        })?;
+        let out: Vec<Param> = (0..k).map(|_| self.param("adj", arr_t.clone())).collect();
+        self.push(out.clone(), Exp::Map { w, lam: lam_a, arrs: vec![iota2] });
+        for (a, p) in arrs.iter().zip(&out) {
+            self.add_adj(adjs, &Atom::Var(*a), Atom::Var(p.var), true)?;
+        }
+        Ok(())
+    }
+
+    /// hist with `min`/`max` (the first extremum of each bin, the destination's value counting
+    /// as earliest, gets the bin's adjoint) or `*` (products of the non-zero values and counts
+    /// of zeros per bin).
+    fn rev_hist_special(
+        &mut self,
+        op: BinOp,
+        dest: Var,
+        is: Var,
+        vs: Var,
+        hb: Atom,
+        adjs: &mut Adjs,
+    ) -> R<()> {
+        let dty = self.ty(dest)?;
+        let vty = self.ty(vs)?;
+        let t = vty.elem();
+        let st = Type::Prim(t);
+        let i64t = Type::Prim(PrimType::I64);
+        let m = super::build::shape_of(&dty)
+            .first()
+            .map(|d| dim_atom(*d))
+            .ok_or_else(|| internal(self.span, "hist"))?;
+        let n = super::build::shape_of(&vty)
+            .first()
+            .map(|d| dim_atom(*d))
+            .ok_or_else(|| internal(self.span, "hist"))?;
+        let md = atom_dim(m).ok_or_else(|| internal(self.span, "hist"))?;
+        let hbv = self.var_of(hb)?;
+        let dim_t = Type::Array { elem: PrimType::I64, shape: vec![md] };
+        let bins_t = Type::Array { elem: t, shape: vec![md] };
+        if op == BinOp::Mul {
+            // Per bin: (product of non-zeros, number of zeros), the destination included.
+            let pz = |ad: &mut Ad, x: Atom| -> R<Vec<Atom>> {
+                let z = ad.cmp(CmpOp::Eq, t, x, fconst(t, 0.0));
+                let p = ad.select(t, z, fconst(t, 1.0), x);
+                let c = Atom::Var(ad.let1(
+                    "zc",
+                    Type::Prim(PrimType::I64),
+                    Exp::Convert { from: PrimType::Bool, to: PrimType::I64, arg: z },
+                ));
+                Ok(vec![p, c])
+            };
+            let px = self_param(self, &st);
+            let pdest = self.lambda(vec![px], vec![st.clone(), i64t.clone()], |ad, ps| {
+                pz(ad, Atom::Var(ps[0].var))
+            })?;
+            let dp: Vec<Param> =
+                vec![self.param("nzp", bins_t.clone()), self.param("nzc", dim_t.clone())];
+            self.push(dp.clone(), Exp::Map { w: m, lam: pdest, arrs: vec![dest] });
+            let px = self_param(self, &st);
+            let pv = self.lambda(vec![px], vec![st.clone(), i64t.clone()], |ad, ps| {
+                pz(ad, Atom::Var(ps[0].var))
+            })?;
+            let nd = atom_dim(n).ok_or_else(|| internal(self.span, "hist"))?;
+            let vp: Vec<Param> = vec![
+                self.param("vp", Type::Array { elem: t, shape: vec![nd] }),
+                self.param("vc", Type::Array { elem: PrimType::I64, shape: vec![nd] }),
+            ];
+            self.push(vp.clone(), Exp::Map { w: n, lam: pv, arrs: vec![vs] });
+            let ps = vec![
+                self.param("p1", st.clone()),
+                self.param("c1", i64t.clone()),
+                self.param("p2", st.clone()),
+                self.param("c2", i64t.clone()),
+            ];
+            let comb = self.lambda(ps, vec![st.clone(), i64t.clone()], |ad, ps| {
+                let p = ad.mul(t, Atom::Var(ps[0].var), Atom::Var(ps[2].var));
+                let c =
+                    ad.bin(BinOp::Add, PrimType::I64, Atom::Var(ps[1].var), Atom::Var(ps[3].var));
+                Ok(vec![p, c])
+            })?;
+            let hp: Vec<Param> =
+                vec![self.param("prods", bins_t.clone()), self.param("zeros", dim_t.clone())];
+            self.push(
+                hp.clone(),
+                Exp::Hist {
+                    dest: vec![dp[0].var, dp[1].var],
+                    lam: comb,
+                    neutral: vec![fconst(t, 1.0), i64c(0)],
+                    is,
+                    vs: vec![vp[0].var, vp[1].var],
+                    w: n,
+                },
+            );
+            let (prods, zeros) = (hp[0].var, hp[1].var);
+            // ∂/∂x of the bin's product for an element x of the bin.
+            let contrib = move |ad: &mut Ad, b: Atom, x: Atom, seed: Atom| -> R<Atom> {
+                let p = Atom::Var(ad.let1(
+                    "p",
+                    st_of(t),
+                    Exp::Index { arr: prods, idx: vec![DimIndex::Fix(b)] },
+                ));
+                let z = Atom::Var(ad.let1(
+                    "z",
+                    Type::Prim(PrimType::I64),
+                    Exp::Index { arr: zeros, idx: vec![DimIndex::Fix(b)] },
+                ));
+                let xz = ad.cmp(CmpOp::Eq, t, x, fconst(t, 0.0));
+                let none = ad.cmp(CmpOp::Eq, PrimType::I64, z, i64c(0));
+                let one = ad.cmp(CmpOp::Eq, PrimType::I64, z, i64c(1));
+                let safe = ad.select(t, xz, fconst(t, 1.0), x);
+                let q = ad.div(t, p, safe);
+                let one_here = ad.bin(BinOp::LogAnd, PrimType::Bool, one, xz);
+                let d1 = ad.select(t, one_here, p, fconst(t, 0.0));
+                let d = ad.select(t, none, q, d1);
+                Ok(ad.mul(t, d, seed))
+            };
+            let iota_m = self.iota(m)?;
+            let pb = vec![self.param("b", i64t.clone()), self.param("x", st.clone())];
+            let c1 = contrib;
+            let dl = self.lambda(pb, vec![st.clone()], move |ad, ps| {
+                let b = Atom::Var(ps[0].var);
+                let s = Atom::Var(ad.let1(
+                    "s",
+                    st_of(t),
+                    Exp::Index { arr: hbv, idx: vec![DimIndex::Fix(b)] },
+                ));
+                Ok(vec![c1(ad, b, Atom::Var(ps[1].var), s)?])
+            })?;
+            let dadj =
+                self.let1("adj", dty.clone(), Exp::Map { w: m, lam: dl, arrs: vec![iota_m, dest] });
+            self.add_adj(adjs, &Atom::Var(dest), Atom::Var(dadj), true)?;
+            let pv = vec![self.param("b", i64t.clone()), self.param("x", st.clone())];
+            let vl = self.lambda(pv, vec![st.clone()], move |ad, ps| {
+                let b = Atom::Var(ps[0].var);
+                let ge = ad.cmp(CmpOp::Ge, PrimType::I64, b, i64c(0));
+                let lt = ad.cmp(CmpOp::Lt, PrimType::I64, b, m);
+                let ok = ad.bin(BinOp::LogAnd, PrimType::Bool, ge, lt);
+                let x = Atom::Var(ps[1].var);
+                let r = ad.if_vals(
+                    ok,
+                    &[st_of(t)],
+                    |ad| {
+                        let s = Atom::Var(ad.let1(
+                            "s",
+                            st_of(t),
+                            Exp::Index { arr: hbv, idx: vec![DimIndex::Fix(b)] },
+                        ));
+                        Ok(vec![contrib(ad, b, x, s)?])
+                    },
+                    |_| Ok(vec![fconst(t, 0.0)]),
+                )?;
+                Ok(r)
+            })?;
+            let vadj =
+                self.let1("adj", vty.clone(), Exp::Map { w: n, lam: vl, arrs: vec![is, vs] });
+            return self.add_adj(adjs, &Atom::Var(vs), Atom::Var(vadj), true);
+        }
+        // min/max: a histogram of (value, first index), destination entries have index -1.
+        let iota_n = self.iota(n)?;
+        let minus1 =
+            self.let1("idx", dim_t.clone(), Exp::Replicate { shape: vec![md], value: i64c(-1) });
+        let dcopy = self.let1("copy", dty.clone(), Exp::Copy(dest));
+        let ps = vec![
+            self.param("v1", st.clone()),
+            self.param("i1", i64t.clone()),
+            self.param("v2", st.clone()),
+            self.param("i2", i64t.clone()),
+        ];
+        let lam = self.lambda(ps, vec![st.clone(), i64t.clone()], |ad, ps| {
+            let (v1, i1, v2, i2) = (
+                Atom::Var(ps[0].var),
+                Atom::Var(ps[1].var),
+                Atom::Var(ps[2].var),
+                Atom::Var(ps[3].var),
+            );
+            let mm = ad.bin(op, t, v1, v2);
+            let eq = ad.cmp(CmpOp::Eq, t, v1, v2);
+            let imin = ad.bin(BinOp::Min, PrimType::I64, i1, i2);
+            let first = ad.cmp(CmpOp::Eq, t, v1, mm);
+            let other = ad.select(PrimType::I64, first, i1, i2);
+            let i = ad.select(PrimType::I64, eq, imin, other);
+            Ok(vec![mm, i])
+        })?;
+        let ne = fconst(t, if op == BinOp::Min { f64::INFINITY } else { f64::NEG_INFINITY });
+        let hp = vec![self.param("ext", bins_t.clone()), self.param("ext_i", dim_t.clone())];
+        self.push(
+            hp.clone(),
+            Exp::Hist {
+                dest: vec![dcopy, minus1],
+                lam,
+                neutral: vec![ne, i64c(-1)],
+                is,
+                vs: vec![vs, iota_n],
+                w: n,
+            },
+        );
+        let idx = hp[1].var;
+        let pd = vec![self.param("i", i64t.clone()), self.param("s", st.clone())];
+        let dl = self.lambda(pd, vec![st.clone()], |ad, ps| {
+            let from_dest = ad.cmp(CmpOp::Eq, PrimType::I64, Atom::Var(ps[0].var), i64c(-1));
+            Ok(vec![ad.select(t, from_dest, Atom::Var(ps[1].var), fconst(t, 0.0))])
+        })?;
+        let dadj = self.let1("adj", dty.clone(), Exp::Map { w: m, lam: dl, arrs: vec![idx, hbv] });
+        self.add_adj(adjs, &Atom::Var(dest), Atom::Var(dadj), true)?;
+        let z = self.zeros(&vty);
+        let zv = self.var_of(z)?;
+        let hcopy = self.let1("copy", dty.clone(), Exp::Copy(hbv));
+        let vadj = self.let1(
+            "adj",
+            vty.clone(),
+            Exp::Scatter { dest: zv, idx: vec![idx], vals: hcopy, w: m },
+        );
+        self.add_adj(adjs, &Atom::Var(vs), Atom::Var(vadj), true)
+    }
+}
+
+fn st_of(t: PrimType) -> Type {
+    Type::Prim(t)
+}
+
+fn self_param(ad: &mut Ad, t: &Type) -> Param {
+    ad.param("x", t.clone())
+}

@@ -1,0 +1,185 @@
+//! Unit tests of differentiation: each program is compiled, validated after AD, and run.
+
+use crate::driver;
+use crate::value::text::{format_value, parse_values};
+
+fn run(src: &str, entry: &str, args: &str) -> String {
+    let c = match driver::compile(src) {
+        Ok(c) => c,
+        Err(d) => panic!("{}", d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("\n")),
+    };
+    if let Err(e) = crate::ir::validate::validate(&c.ir) {
+        panic!("invalid IR after AD: {e}\n{}", crate::ir::print::print_program(&c.ir));
+    }
+    let args = parse_values(args).expect("args");
+    match driver::run_interp(&c, entry, &args) {
+        Ok(vs) => vs.iter().map(format_value).collect::<Vec<_>>().join(" "),
+        Err(d) => panic!("{}\n{}", d.message, crate::ir::print::print_program(&c.ir)),
+    }
+}
+
+#[test]
+fn scalar_jvp_vjp() {
+    let src = "def f (x: f64) = x * x * f64.sin x
+entry d (x: f64) = (jvp f x 1, vjp f x 1)";
+    let r = run(src, "d", "2.0");
+    let want = 2.0 * 2.0 * 2f64.sin() + 4.0 * 2f64.cos();
+    assert!(r.contains(&format!("{want}")[..8]), "{r} vs {want}");
+}
+
+#[test]
+fn dot_product() {
+    let src = "def dot (xs: []f64, ys: []f64) = reduce (+) 0 (map2 (*) xs ys)
+entry g (xs: []f64) (ys: []f64) = vjp dot (xs, ys) 1
+entry t (xs: []f64) (ys: []f64) = jvp dot (xs, ys) (map (\\_ -> 1) xs, map (\\_ -> 0) ys)";
+    assert_eq!(
+        run(src, "g", "[1.0,2.0,3.0] [4.0,5.0,6.0]"),
+        "[4.0f64, 5.0f64, 6.0f64] [1.0f64, 2.0f64, 3.0f64]"
+    );
+    assert_eq!(run(src, "t", "[1.0,2.0,3.0] [4.0,5.0,6.0]"), "15.0f64");
+}
+
+/// Every program in tests/ad and examples/ad compiles to IR that validates after AD.
+#[test]
+fn ad_programs_validate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut n = 0;
+    for dir in ["tests/ad", "examples/ad"] {
+        let Ok(rd) = std::fs::read_dir(root.join(dir)) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "fut") {
+                let src = std::fs::read_to_string(&p).expect("read");
+                let c = driver::compile(&src)
+                    .unwrap_or_else(|d| panic!("{}: {}", p.display(), d[0].message));
+                if let Err(m) = crate::ir::validate::validate(&c.ir) {
+                    panic!("{}: invalid IR after AD: {m}", p.display());
+                }
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 0);
+}
+
+#[test]
+fn unsupported_is_an_error_with_a_span() {
+    let src = "entry main (xs: []f64) = vjp (\\as -> hist (\\a b -> a * b + b) 0 2 (map (\\_ -> 0) as) as) xs [1, 1]";
+    let d = driver::compile(src).expect_err("should be unsupported");
+    assert!(d[0].message.starts_with("unsupported:"), "{}", d[0].message);
+    assert!(d[0].span.start > 0);
+}
+
+/// Property: every differentiable entry point of the examples (float parameters and results),
+/// at random inputs, has jvp and vjp that agree with central finite differences (f64: relative
+/// error below 1e-5; f32: below 5e-2) and with each other (f64: 1e-9, f32: 1e-3).
+#[test]
+fn examples_agree_with_finite_differences() {
+    use crate::prim::{FloatType, PrimType};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut checked = Vec::new();
+    let mut failures = Vec::new();
+    for dir in ["examples", "examples/ad"] {
+        let Ok(rd) = std::fs::read_dir(root.join(dir)) else { continue };
+        let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            if p.extension().is_none_or(|x| x != "fut") {
+                continue;
+            }
+            let src = std::fs::read_to_string(&p).expect("read");
+            let Ok(c) = driver::compile(&src) else { continue };
+            for e in &c.ir.entries {
+                let fl = |t: &crate::ir::EntryType| matches!(t.elem, PrimType::Float(_));
+                if !e.params.iter().any(fl)
+                    || !e.results.iter().any(fl)
+                    || e.name.starts_with("gradcheck")
+                {
+                    continue;
+                }
+                let f64s = e
+                    .params
+                    .iter()
+                    .chain(&e.results)
+                    .filter(|t| fl(t))
+                    .all(|t| t.elem == PrimType::Float(FloatType::F64));
+                let Ok(r) = super::gradcheck::gradcheck(&src, &e.name, None, 3, 7) else {
+                    continue;
+                };
+                let (tol_fd, tol_modes) = if f64s { (1e-5, 1e-9) } else { (5e-2, 1e-3) };
+                let name = format!("{}:{}", p.display(), e.name);
+                if r.jvp_error.max(r.vjp_error) > tol_fd || r.modes_error > tol_modes {
+                    failures.push(format!("{name}: {r:?}"));
+                }
+                checked.push(name);
+            }
+        }
+    }
+    eprintln!("gradient-checked {} entry points: {checked:?}", checked.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked.len() >= 10, "only {} entry points checked: {checked:?}", checked.len());
+}
+
+/// The cost of derivatives on the reference interpreter: time(vjp) / time(primal) for a few
+/// programs (`cargo test -p ogham --release -- --ignored ad_overhead --nocapture`).
+#[test]
+#[ignore]
+fn ad_overhead_report() {
+    use crate::testspec::random::Rng;
+    use crate::value::{ArrayValue, Value};
+    let mut rng = Rng::new(3);
+    let mut arr = |shape: Vec<i64>| {
+        let n = shape.iter().product::<i64>() as usize;
+        let data = (0..n).map(|_| crate::prim::PrimValue::F64(rng.next_f64() - 0.5)).collect();
+        Value::Array(ArrayValue::new(crate::prim::PrimType::F64, shape, data).expect("array"))
+    };
+    let cases: Vec<(&str, &str, Vec<Value>)> = vec![
+        (
+            "dot product",
+            "def f [n] (xs: [n]f64, ys: [n]f64) = f64.sum (map2 (*) xs ys)
+             entry primal [n] (xs: [n]f64) (ys: [n]f64) = f (xs, ys)
+             entry grad [n] (xs: [n]f64) (ys: [n]f64) = vjp f (xs, ys) 1",
+            vec![arr(vec![200_000]), arr(vec![200_000])],
+        ),
+        (
+            "matmul",
+            "def f [n][m][p] (a: [n][m]f64, b: [m][p]f64) =
+               f64.sum (map (\\r -> f64.sum (map (\\c -> f64.sum (map2 (*) r c)) (transpose b))) a)
+             entry primal [n][m][p] (a: [n][m]f64) (b: [m][p]f64) = f (a, b)
+             entry grad [n][m][p] (a: [n][m]f64) (b: [m][p]f64) = vjp f (a, b) 1",
+            vec![arr(vec![40, 40]), arr(vec![40, 40])],
+        ),
+        (
+            "log-sum-exp",
+            "def f [n] (xs: [n]f64) = let m = f64.maximum xs
+               in m + f64.log (f64.sum (map (\\x -> f64.exp (x - m)) xs))
+             entry primal [n] (xs: [n]f64) = f xs
+             entry grad [n] (xs: [n]f64) = vjp f xs 1",
+            vec![arr(vec![200_000])],
+        ),
+        (
+            "loop (100 steps of a 1000-vector)",
+            "def f [n] (xs: [n]f64) = f64.sum (loop ys = xs for _i < 100 do map (\\y -> f64.sin y * 0.9) ys)
+             entry primal [n] (xs: [n]f64) = f xs
+             entry grad [n] (xs: [n]f64) = vjp f xs 1",
+            vec![arr(vec![1000])],
+        ),
+        (
+            "gather",
+            "def f [n][m] (is: [m]i64) (xs: [n]f64) = f64.sum (map (\\i -> xs[i] * xs[i]) is)
+             entry primal [n] (xs: [n]f64) = f (map (\\i -> (i * 7) % n) (iota (2 * n))) xs
+             entry grad [n] (xs: [n]f64) = vjp (f (map (\\i -> (i * 7) % n) (iota (2 * n)))) xs 1",
+            vec![arr(vec![100_000])],
+        ),
+    ];
+    for (name, src, args) in cases {
+        let c = driver::compile(src).unwrap_or_else(|d| panic!("{name}: {}", d[0].message));
+        let time = |e: &str| {
+            let t = std::time::Instant::now();
+            driver::run_interp(&c, e, &args).unwrap_or_else(|d| panic!("{name}: {}", d.message));
+            t.elapsed().as_secs_f64()
+        };
+        let (p, g) = (time("primal").min(time("primal")), time("grad").min(time("grad")));
+        eprintln!("{name}: primal {:.4}s, gradient {:.4}s, ratio {:.2}", p, g, g / p);
+    }
+}

@@ -1,0 +1,609 @@
+//! A small exact integer linear program solver: a dense two-phase simplex over exact rationals
+//! (so results never depend on rounding) with depth-first branch and bound for integrality.
+//!
+//! The problems AUTOMAP builds are tiny (a few variables per application of one top-level
+//! definition, every variable bounded), so a dense tableau rebuilt at each node is fast enough and
+//! keeps the solver simple, deterministic and free of dependencies (it runs in wasm32 as is).
+//! Pivoting uses Bland's rule (no cycling); branching takes the lowest-numbered fractional
+//! variable, rounding down first; ties between optima are resolved by that fixed order, so the
+//! same problem always gives the same solution.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A variable's index in its [`Problem`].
+pub type Var = usize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Le,
+    Eq,
+    Ge,
+}
+
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    pub terms: Vec<(Var, i64)>,
+    pub cmp: Cmp,
+    pub rhs: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct VarInfo {
+    pub name: String,
+    /// Inclusive upper bound (every variable is at least 0).
+    pub upper: Option<i64>,
+    pub integer: bool,
+}
+
+/// Minimise `objective` subject to `constraints`, all variables non-negative.
+#[derive(Clone, Debug, Default)]
+pub struct Problem {
+    pub vars: Vec<VarInfo>,
+    pub constraints: Vec<Constraint>,
+    pub objective: Vec<(Var, i64)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    pub values: Vec<i64>,
+    pub objective: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IlpError {
+    Infeasible,
+    Unbounded,
+    /// The search exceeded its node limit or exact arithmetic overflowed.
+    TooLarge,
+}
+
+impl fmt::Display for IlpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IlpError::Infeasible => write!(f, "infeasible"),
+            IlpError::Unbounded => write!(f, "unbounded"),
+            IlpError::TooLarge => write!(f, "too large to solve"),
+        }
+    }
+}
+
+/// Branch-and-bound nodes explored before giving up.
+const NODE_LIMIT: usize = 20_000;
+
+impl Problem {
+    pub fn int_var(&mut self, name: impl Into<String>, upper: Option<i64>) -> Var {
+        self.vars.push(VarInfo { name: name.into(), upper, integer: true });
+        self.vars.len() - 1
+    }
+
+    pub fn binary(&mut self, name: impl Into<String>) -> Var {
+        self.int_var(name, Some(1))
+    }
+
+    pub fn constrain(&mut self, terms: Vec<(Var, i64)>, cmp: Cmp, rhs: i64) {
+        self.constraints.push(Constraint { terms, cmp, rhs });
+    }
+
+    /// The exact optimum with integral values for the integer variables.
+    pub fn solve(&self) -> Result<Solution, IlpError> {
+        let n = self.vars.len();
+        let lower = vec![0i64; n];
+        let upper: Vec<Option<i64>> = self.vars.iter().map(|v| v.upper).collect();
+        let mut best: Option<(Rat, Vec<Rat>)> = None;
+        let mut nodes = 0;
+        let root = self.relaxation(&lower, &upper)?;
+        let mut stack = vec![(lower, upper, Some(root))];
+        while let Some((lo, up, pre)) = stack.pop() {
+            nodes += 1;
+            if nodes > NODE_LIMIT {
+                return Err(IlpError::TooLarge);
+            }
+            let (obj, x) = match pre {
+                Some(r) => r,
+                None => match self.relaxation(&lo, &up) {
+                    Ok(r) => r,
+                    Err(IlpError::Infeasible) => continue,
+                    Err(e) => return Err(e),
+                },
+            };
+            if let Some((b, _)) = &best {
+                // The objective has integer coefficients, so an integral optimum is at least
+                // the relaxation's ceiling.
+                if obj.ceil() >= b.ceil() {
+                    continue;
+                }
+            }
+            let frac = (0..n).find(|&i| self.vars[i].integer && !x[i].is_integer());
+            match frac {
+                None => best = Some((obj, x)),
+                Some(i) => {
+                    let fl = x[i].floor();
+                    // Push "up" first so "down" is explored first.
+                    let mut lo2 = lo.clone();
+                    lo2[i] = fl + 1;
+                    stack.push((lo2, up.clone(), None));
+                    let mut up2 = up.clone();
+                    up2[i] = Some(fl);
+                    stack.push((lo.clone(), up2, None));
+                }
+            }
+        }
+        let (obj, x) = best.ok_or(IlpError::Infeasible)?;
+        let values: Vec<i64> = x.iter().map(|v| v.floor()).collect();
+        if !obj.is_integer() || !x.iter().all(Rat::is_integer) {
+            return Err(IlpError::TooLarge);
+        }
+        let sol = Solution { values, objective: obj.floor() };
+        debug_assert!(self.satisfied(&sol.values));
+        Ok(sol)
+    }
+
+    /// Whether integer values satisfy every constraint and bound (checked exactly).
+    pub fn satisfied(&self, values: &[i64]) -> bool {
+        let bounds =
+            self.vars.iter().zip(values).all(|(v, &x)| x >= 0 && v.upper.is_none_or(|u| x <= u));
+        bounds
+            && self.constraints.iter().all(|c| {
+                let lhs: i128 = c.terms.iter().map(|&(v, k)| k as i128 * values[v] as i128).sum();
+                let rhs = c.rhs as i128;
+                match c.cmp {
+                    Cmp::Le => lhs <= rhs,
+                    Cmp::Eq => lhs == rhs,
+                    Cmp::Ge => lhs >= rhs,
+                }
+            })
+    }
+
+    /// The LP relaxation with the given bounds: (optimum, values).
+    fn relaxation(
+        &self,
+        lower: &[i64],
+        upper: &[Option<i64>],
+    ) -> Result<(Rat, Vec<Rat>), IlpError> {
+        if lower.iter().zip(upper).any(|(l, u)| u.is_some_and(|u| u < *l)) {
+            return Err(IlpError::Infeasible);
+        }
+        // Substitute x = lower + y (y >= 0), so bounds become rows only for upper bounds.
+        let n = self.vars.len();
+        let mut rows: Vec<(Vec<Rat>, Cmp, Rat)> = Vec::new();
+        for c in &self.constraints {
+            let mut a = vec![Rat::ZERO; n];
+            let mut rhs = c.rhs as i128;
+            for &(v, k) in &c.terms {
+                a[v] = a[v].add(Rat::int(k as i128))?;
+                rhs -= k as i128 * lower[v] as i128;
+            }
+            rows.push((a, c.cmp, Rat::int(rhs)));
+        }
+        for (v, u) in upper.iter().enumerate() {
+            if let Some(u) = u {
+                let mut a = vec![Rat::ZERO; n];
+                a[v] = Rat::ONE;
+                rows.push((a, Cmp::Le, Rat::int((*u - lower[v]) as i128)));
+            }
+        }
+        let mut cost = vec![Rat::ZERO; n];
+        let mut offset = Rat::ZERO;
+        for &(v, k) in &self.objective {
+            cost[v] = cost[v].add(Rat::int(k as i128))?;
+            offset = offset.add(Rat::int(k as i128 * lower[v] as i128))?;
+        }
+        let (obj, y) = simplex(n, &rows, &cost)?;
+        let x = y
+            .iter()
+            .zip(lower)
+            .map(|(y, &l)| y.add(Rat::int(l as i128)))
+            .collect::<Result<_, _>>()?;
+        Ok((obj.add(offset)?, x))
+    }
+}
+
+/// Two-phase simplex: minimise `cost · x` subject to `rows`, `x >= 0`.
+fn simplex(
+    n: usize,
+    rows: &[(Vec<Rat>, Cmp, Rat)],
+    cost: &[Rat],
+) -> Result<(Rat, Vec<Rat>), IlpError> {
+    let m = rows.len();
+    // Columns: n structural, one slack/surplus per inequality, one artificial per row that needs
+    // one, then the right-hand side.
+    let n_slack = rows.iter().filter(|r| r.1 != Cmp::Eq).count();
+    let mut n_art = 0;
+    let mut kinds = Vec::with_capacity(m);
+    for (_, cmp, rhs) in rows {
+        // Normalise to rhs >= 0; a `<=` row with rhs >= 0 starts with its slack basic.
+        let neg = rhs.is_neg();
+        let cmp = match (cmp, neg) {
+            (Cmp::Le, true) => Cmp::Ge,
+            (Cmp::Ge, true) => Cmp::Le,
+            (c, _) => *c,
+        };
+        if cmp != Cmp::Le {
+            n_art += 1;
+        }
+        kinds.push((neg, cmp));
+    }
+    let width = n + n_slack + n_art + 1;
+    let rhs_col = width - 1;
+    let mut t = vec![vec![Rat::ZERO; width]; m];
+    let mut basis = vec![0usize; m];
+    let mut slack = n;
+    let mut art = n + n_slack;
+    for (i, ((a, _, rhs), (neg, cmp))) in rows.iter().zip(&kinds).enumerate() {
+        let sign = if *neg { Rat::int(-1) } else { Rat::ONE };
+        for j in 0..n {
+            t[i][j] = a[j].mul(sign)?;
+        }
+        t[i][rhs_col] = rhs.mul(sign)?;
+        match cmp {
+            Cmp::Le => {
+                t[i][slack] = Rat::ONE;
+                basis[i] = slack;
+                slack += 1;
+            }
+            Cmp::Ge => {
+                t[i][slack] = Rat::int(-1);
+                slack += 1;
+                t[i][art] = Rat::ONE;
+                basis[i] = art;
+                art += 1;
+            }
+            Cmp::Eq => {
+                t[i][art] = Rat::ONE;
+                basis[i] = art;
+                art += 1;
+            }
+        }
+    }
+    let art_start = n + n_slack;
+    // Phase 1: minimise the sum of the artificials.
+    if n_art > 0 {
+        let mut c1 = vec![Rat::ZERO; width - 1];
+        for c in c1.iter_mut().skip(art_start) {
+            *c = Rat::ONE;
+        }
+        run(&mut t, &mut basis, &c1, width - 1)?;
+        let infeas =
+            basis.iter().zip(&t).any(|(&b, row)| b >= art_start && !row[rhs_col].is_zero());
+        if infeas {
+            return Err(IlpError::Infeasible);
+        }
+        // Drive artificials out of the basis where possible (they are at zero).
+        for i in 0..m {
+            if basis[i] >= art_start {
+                if let Some(j) = (0..art_start).find(|&j| !t[i][j].is_zero()) {
+                    pivot(&mut t, &mut basis, i, j)?;
+                }
+            }
+        }
+    }
+    // Phase 2: the real objective, artificial columns excluded.
+    let mut c2 = vec![Rat::ZERO; width - 1];
+    c2[..n].copy_from_slice(cost);
+    run(&mut t, &mut basis, &c2, art_start)?;
+    let mut x = vec![Rat::ZERO; n];
+    for (i, &b) in basis.iter().enumerate() {
+        if b < n {
+            x[b] = t[i][rhs_col];
+        }
+    }
+    let mut obj = Rat::ZERO;
+    for j in 0..n {
+        obj = obj.add(cost[j].mul(x[j])?)?;
+    }
+    Ok((obj, x))
+}
+
+/// Primal simplex iterations with Bland's rule over the columns `0..cols`.
+fn run(t: &mut [Vec<Rat>], basis: &mut [usize], cost: &[Rat], cols: usize) -> Result<(), IlpError> {
+    let rhs_col = t.first().map_or(0, |r| r.len() - 1);
+    for _ in 0..100_000 {
+        // Reduced costs: c_j - c_B B^-1 a_j.
+        let mut enter = None;
+        for j in 0..cols {
+            if basis.contains(&j) {
+                continue;
+            }
+            let mut rc = cost[j];
+            for (i, &b) in basis.iter().enumerate() {
+                if !t[i][j].is_zero() && !cost[b].is_zero() {
+                    rc = rc.sub(cost[b].mul(t[i][j])?)?;
+                }
+            }
+            if rc.is_neg() {
+                enter = Some(j);
+                break;
+            }
+        }
+        let Some(j) = enter else { return Ok(()) };
+        // Ratio test; Bland: smallest ratio, ties to the smallest basic index.
+        let mut leave: Option<(usize, Rat)> = None;
+        for (i, row) in t.iter().enumerate() {
+            if row[j].is_pos() {
+                let ratio = row[rhs_col].div(row[j])?;
+                let better = match &leave {
+                    None => true,
+                    Some((l, r)) => match ratio.cmp_to(r) {
+                        Ordering::Less => true,
+                        Ordering::Equal => basis[i] < basis[*l],
+                        Ordering::Greater => false,
+                    },
+                };
+                if better {
+                    leave = Some((i, ratio));
+                }
+            }
+        }
+        let Some((i, _)) = leave else { return Err(IlpError::Unbounded) };
+        pivot(t, basis, i, j)?;
+    }
+    Err(IlpError::TooLarge)
+}
+
+fn pivot(t: &mut [Vec<Rat>], basis: &mut [usize], i: usize, j: usize) -> Result<(), IlpError> {
+    let p = t[i][j];
+    let prow: Vec<Rat> = t[i].iter().map(|v| v.div(p)).collect::<Result<_, _>>()?;
+    for (k, row) in t.iter_mut().enumerate() {
+        if k == i {
+            continue;
+        }
+        let f = row[j];
+        if f.is_zero() {
+            continue;
+        }
+        for (c, pv) in row.iter_mut().zip(&prow) {
+            if !pv.is_zero() {
+                *c = c.sub(f.mul(*pv)?)?;
+            }
+        }
+    }
+    t[i] = prow;
+    basis[i] = j;
+    Ok(())
+}
+
+/// An exact rational with a positive denominator, in lowest terms; overflow is an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Rat {
+    num: i128,
+    den: i128,
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl Rat {
+    const ZERO: Rat = Rat { num: 0, den: 1 };
+    const ONE: Rat = Rat { num: 1, den: 1 };
+
+    fn int(n: i128) -> Rat {
+        Rat { num: n, den: 1 }
+    }
+
+    fn new(num: i128, den: i128) -> Result<Rat, IlpError> {
+        if den == 0 {
+            return Err(IlpError::TooLarge);
+        }
+        let g = gcd(num, den).max(1);
+        let (mut num, mut den) = (num / g, den / g);
+        if den < 0 {
+            num = num.checked_neg().ok_or(IlpError::TooLarge)?;
+            den = den.checked_neg().ok_or(IlpError::TooLarge)?;
+        }
+        Ok(Rat { num, den })
+    }
+
+    fn add(self, o: Rat) -> Result<Rat, IlpError> {
+        if self.den == o.den {
+            return Rat::new(self.num.checked_add(o.num).ok_or(IlpError::TooLarge)?, self.den);
+        }
+        let a = self.num.checked_mul(o.den).ok_or(IlpError::TooLarge)?;
+        let b = o.num.checked_mul(self.den).ok_or(IlpError::TooLarge)?;
+        let d = self.den.checked_mul(o.den).ok_or(IlpError::TooLarge)?;
+        Rat::new(a.checked_add(b).ok_or(IlpError::TooLarge)?, d)
+    }
+
+    fn sub(self, o: Rat) -> Result<Rat, IlpError> {
+        self.add(Rat { num: -o.num, den: o.den })
+    }
+
+    fn mul(self, o: Rat) -> Result<Rat, IlpError> {
+        let n = self.num.checked_mul(o.num).ok_or(IlpError::TooLarge)?;
+        let d = self.den.checked_mul(o.den).ok_or(IlpError::TooLarge)?;
+        Rat::new(n, d)
+    }
+
+    fn div(self, o: Rat) -> Result<Rat, IlpError> {
+        self.mul(Rat::new(o.den, o.num)?)
+    }
+
+    fn is_zero(&self) -> bool {
+        self.num == 0
+    }
+    fn is_neg(&self) -> bool {
+        self.num < 0
+    }
+    fn is_pos(&self) -> bool {
+        self.num > 0
+    }
+    fn is_integer(&self) -> bool {
+        self.den == 1
+    }
+    fn floor(&self) -> i64 {
+        self.num.div_euclid(self.den) as i64
+    }
+    fn ceil(&self) -> i64 {
+        -((-self.num).div_euclid(self.den)) as i64
+    }
+    fn cmp_to(&self, o: &Rat) -> Ordering {
+        (self.num * o.den).cmp(&(o.num * self.den))
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let term = |v: Var, k: i64| -> String {
+            match k {
+                1 => self.vars[v].name.clone(),
+                -1 => format!("-{}", self.vars[v].name),
+                k => format!("{k}*{}", self.vars[v].name),
+            }
+        };
+        let sum = |ts: &[(Var, i64)]| -> String {
+            if ts.is_empty() {
+                return "0".to_string();
+            }
+            ts.iter().map(|&(v, k)| term(v, k)).collect::<Vec<_>>().join(" + ").replace("+ -", "- ")
+        };
+        writeln!(f, "  minimise {}", sum(&self.objective))?;
+        for c in &self.constraints {
+            let op = match c.cmp {
+                Cmp::Le => "<=",
+                Cmp::Eq => "=",
+                Cmp::Ge => ">=",
+            };
+            writeln!(f, "  {} {op} {}", sum(&c.terms), c.rhs)?;
+        }
+        let vars: Vec<String> = self
+            .vars
+            .iter()
+            .map(|v| match v.upper {
+                Some(1) => format!("{} in {{0,1}}", v.name),
+                Some(u) => format!("{} in 0..={u}", v.name),
+                None => format!("{} >= 0", v.name),
+            })
+            .collect();
+        writeln!(f, "  variables: {}", vars.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knapsack_optimum() {
+        // maximise 5a + 4b + 3c  s.t. 2a + 3b + c <= 5, 4a + b + 2c <= 11, 3a + 4b + 2c <= 8
+        // (as minimisation); the integer optimum is a=2, b=0, c=1 with value 13.
+        let mut p = Problem::default();
+        let a = p.int_var("a", None);
+        let b = p.int_var("b", None);
+        let c = p.int_var("c", None);
+        p.objective = vec![(a, -5), (b, -4), (c, -3)];
+        p.constrain(vec![(a, 2), (b, 3), (c, 1)], Cmp::Le, 5);
+        p.constrain(vec![(a, 4), (b, 1), (c, 2)], Cmp::Le, 11);
+        p.constrain(vec![(a, 3), (b, 4), (c, 2)], Cmp::Le, 8);
+        let s = p.solve().unwrap();
+        assert_eq!(s.objective, -13);
+        assert_eq!(s.values, vec![2, 0, 1]);
+    }
+
+    #[test]
+    fn binary_knapsack_needs_branching() {
+        // Items (weight, value): (5,10), (4,40), (6,30), (3,50); capacity 10 -> items 2 and 4, 90.
+        let mut p = Problem::default();
+        let xs: Vec<Var> = (0..4).map(|i| p.binary(format!("x{i}"))).collect();
+        let w = [5, 4, 6, 3];
+        let v = [10, 40, 30, 50];
+        p.objective = xs.iter().zip(v).map(|(&x, v)| (x, -v)).collect();
+        p.constrain(xs.iter().zip(w).map(|(&x, w)| (x, w)).collect(), Cmp::Le, 10);
+        let s = p.solve().unwrap();
+        assert_eq!(s.objective, -90);
+        assert_eq!(s.values, vec![0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn infeasible_and_unbounded() {
+        let mut p = Problem::default();
+        let x = p.int_var("x", None);
+        p.constrain(vec![(x, 2)], Cmp::Eq, 3);
+        assert_eq!(p.solve(), Err(IlpError::Infeasible));
+
+        let mut p = Problem::default();
+        let x = p.int_var("x", None);
+        let y = p.int_var("y", Some(4));
+        p.constrain(vec![(x, 1), (y, 1)], Cmp::Le, 3);
+        p.constrain(vec![(x, 1)], Cmp::Ge, 5);
+        assert_eq!(p.solve(), Err(IlpError::Infeasible));
+
+        let mut p = Problem::default();
+        let x = p.int_var("x", None);
+        p.objective = vec![(x, -1)];
+        assert_eq!(p.solve(), Err(IlpError::Unbounded));
+    }
+
+    /// `M = 0 ∨ R = 0` by big-M binaries, with `M + 1 = R + 2` (the rank equality of
+    /// `sqrt [1,2,3]`-like applications): the only solution with R = 0 is M = 1.
+    #[test]
+    fn big_m_disjunction() {
+        let u = 32;
+        let mut p = Problem::default();
+        let m = p.int_var("M", Some(u));
+        let r = p.int_var("R", Some(u));
+        let bm = p.binary("bM");
+        let br = p.binary("bR");
+        p.constrain(vec![(m, 1), (bm, -u)], Cmp::Le, 0);
+        p.constrain(vec![(r, 1), (br, -u)], Cmp::Le, 0);
+        p.constrain(vec![(bm, 1), (br, 1)], Cmp::Le, 1);
+        p.constrain(vec![(m, 1), (r, -1)], Cmp::Eq, 1);
+        p.objective = vec![(m, 1), (r, 1)];
+        let s = p.solve().unwrap();
+        assert_eq!(s.values[..2], [1, 0]);
+        // Forcing R >= 1 makes the disjunction infeasible.
+        p.constrain(vec![(r, 1)], Cmp::Ge, 1);
+        assert_eq!(p.solve(), Err(IlpError::Infeasible));
+    }
+
+    /// `T = max(0, R - F)` through an auxiliary T minimised in the objective.
+    #[test]
+    fn max_by_auxiliary_variable() {
+        for (rank, frame, want) in [(3, 1, 2), (1, 3, 0), (2, 2, 0)] {
+            let mut p = Problem::default();
+            let r = p.int_var("R", None);
+            let f = p.int_var("F", None);
+            let t = p.int_var("T", None);
+            p.constrain(vec![(r, 1)], Cmp::Eq, rank);
+            p.constrain(vec![(f, 1)], Cmp::Eq, frame);
+            p.constrain(vec![(t, 1), (r, -1), (f, 1)], Cmp::Ge, 0);
+            p.objective = vec![(t, 1)];
+            let s = p.solve().unwrap();
+            assert_eq!(s.values[t], want);
+            assert_eq!(s.objective, want);
+        }
+    }
+
+    #[test]
+    fn no_good_cut_finds_second_optimum() {
+        // x + y = 1 over binaries: two optima; cutting the first gives the other.
+        let mut p = Problem::default();
+        let x = p.binary("x");
+        let y = p.binary("y");
+        p.constrain(vec![(x, 1), (y, 1)], Cmp::Eq, 1);
+        p.objective = vec![(x, 1), (y, 1)];
+        let s = p.solve().unwrap();
+        assert_eq!(s.values, vec![1, 0]);
+        p.constrain(vec![(x, 1), (y, -1)], Cmp::Le, 0);
+        let s2 = p.solve().unwrap();
+        assert_eq!(s2.values, vec![0, 1]);
+    }
+
+    #[test]
+    fn deterministic() {
+        let mut p = Problem::default();
+        let xs: Vec<Var> = (0..6).map(|i| p.int_var(format!("x{i}"), Some(5))).collect();
+        p.constrain(xs.iter().map(|&x| (x, 1)).collect(), Cmp::Eq, 7);
+        p.objective = xs.iter().map(|&x| (x, 1)).collect();
+        let a = p.solve().unwrap();
+        for _ in 0..5 {
+            assert_eq!(p.solve().unwrap(), a);
+        }
+        assert!(p.satisfied(&a.values));
+    }
+}
