@@ -1,5 +1,6 @@
 //! `ogham`: run, test and inspect Ogham programs.
 
+mod backend;
 mod gradcheck;
 mod run;
 mod show;
@@ -19,7 +20,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run an entry point on the reference interpreter; arguments are read from stdin.
+    /// Run an entry point (interpreter or wasm); arguments are read from stdin.
     Run(run::Args),
     /// Print a stage of the pipeline for a program.
     Show(show::Args),

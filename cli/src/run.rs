@@ -1,5 +1,6 @@
 //! `ogham run FILE [-e ENTRY]`: compile, read the arguments from stdin in Futhark's value format,
-//! run the entry point on the reference interpreter and print each result on its own line.
+//! run the entry point (on the reference interpreter, or compiled to wasm with `--backend wasm`)
+//! and print each result on its own line.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -16,6 +17,9 @@ pub struct Args {
     /// The entry point to run.
     #[arg(short, long, default_value = "main")]
     entry: String,
+    /// Where to run it.
+    #[arg(long, value_enum, default_value_t)]
+    backend: crate::backend::BackendKind,
     /// Type-check without AUTOMAP (every map and rep must be explicit).
     #[arg(long)]
     no_automap: bool,
@@ -55,7 +59,11 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match driver::run_interp(&compiled, &args.entry, &values) {
+    let run = match args.backend {
+        crate::backend::BackendKind::Interp => driver::run_interp(&compiled, &args.entry, &values),
+        crate::backend::BackendKind::Wasm => run_wasm(&compiled, &args.entry, &values),
+    };
+    match run {
         Ok(results) => {
             for v in &results {
                 println!("{}", format_value(v));
@@ -67,4 +75,20 @@ pub fn main(args: &Args) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn run_wasm(
+    compiled: &driver::Compiled,
+    entry: &str,
+    values: &[ogham::value::Value],
+) -> Result<Vec<ogham::value::Value>, ogham::diag::Diagnostic> {
+    let m =
+        ogham::backend::wasm::compile(&compiled.ir, &Default::default()).map_err(|mut ds| {
+            ds.truncate(1);
+            ds.pop().unwrap_or_else(|| {
+                ogham::diag::Diagnostic::runtime(ogham::diag::Span::DUMMY, "compilation failed")
+            })
+        })?;
+    let exec = ogham_runtime::Executor::new()?;
+    exec.load(&m)?.run(entry, values)
 }

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 use ogham::driver::Interp;
 use ogham::testspec::compare::DEFAULT_TOLERANCE;
-use ogham::testspec::run::{run_file, CaseReport, FileReport, Options, Status};
+use ogham::testspec::run::{run_file, Backend, CaseReport, FileReport, Options, Status};
+
+use crate::backend::BackendKind;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,6 +22,9 @@ pub struct Args {
     /// Seed for `random input` cases.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Where to run the programs.
+    #[arg(long, value_enum, default_value_t)]
+    backend: crate::backend::BackendKind,
     /// Type-check without AUTOMAP (every map and rep must be explicit).
     #[arg(long)]
     no_automap: bool,
@@ -41,8 +46,22 @@ pub fn main(args: &Args) -> ExitCode {
         println!("no .fut files found in {}", paths.join(", "));
     }
     let opts = Options { seed: args.seed, tolerance: DEFAULT_TOLERANCE };
+    // One wasm engine for the whole run.
+    let mut wasm = match args.backend {
+        BackendKind::Interp => None,
+        BackendKind::Wasm => match ogham_runtime::WasmBackend::new() {
+            Ok(b) => Some(b),
+            Err(d) => {
+                println!("FAIL cannot start the wasm runtime: {}", d.message);
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     for (name, file) in &files {
-        let report = test_file(name, file, &opts, Interp { no_automap: args.no_automap });
+        let report = match wasm.as_mut() {
+            Some(b) => test_file(name, file, &opts, b),
+            None => test_file(name, file, &opts, &mut Interp { no_automap: args.no_automap }),
+        };
         print_report(name, &report, args.verbose);
         totals.cases.extend(report.cases);
     }
@@ -92,29 +111,27 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-fn test_file(name: &str, path: &Path, opts: &Options, mut interp: Interp) -> FileReport {
+fn test_file<B: Backend>(name: &str, path: &Path, opts: &Options, backend: &mut B) -> FileReport {
     let src = match crate::source::read(path) {
         Ok(s) => s,
         Err(msg) => return FileReport { cases: vec![whole_file_failure(msg)] },
     };
     // A compiler bug must not stop the whole run: report it against the file and go on.
-    catch_unwind(AssertUnwindSafe(|| run_file(name, &src, &mut interp, opts))).unwrap_or_else(
-        |panic| {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            FileReport {
-                cases: vec![CaseReport {
-                    line: 1,
-                    entry: None,
-                    what: "internal error".into(),
-                    status: Status::Failed(format!("the compiler panicked: {msg}")),
-                }],
-            }
-        },
-    )
+    catch_unwind(AssertUnwindSafe(|| run_file(name, &src, backend, opts))).unwrap_or_else(|panic| {
+        let msg = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        FileReport {
+            cases: vec![CaseReport {
+                line: 1,
+                entry: None,
+                what: "internal error".into(),
+                status: Status::Failed(format!("the compiler panicked: {msg}")),
+            }],
+        }
+    })
 }
 
 fn print_report(name: &str, report: &FileReport, verbose: bool) {

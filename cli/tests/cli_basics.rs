@@ -21,11 +21,15 @@ fn usage_errors_exit_with_2() {
 fn show_names_unavailable_and_unknown_stages() {
     let dir = scratch("show");
     write(&dir, "a.fut", "def main = 1\n");
-    for stage in ["opt", "wgsl", "wat"] {
+    for stage in ["opt", "wgsl"] {
         let out = ogham(&dir, &["show", stage, "a.fut"], "");
         assert_eq!(out.code, 1);
         assert_eq!(out.stderr, format!("ogham: stage `{stage}` is not available yet\n"));
     }
+    write(&dir, "e.fut", "entry main (x: i32) : i32 = x + 1\n");
+    let out = ogham(&dir, &["show", "wat", "e.fut"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("(export \"entry.main\""), "{}", out.stdout);
     let out = ogham(&dir, &["show", "bogus", "a.fut"], "");
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("unknown stage `bogus`"), "{}", out.stderr);

@@ -115,7 +115,13 @@ impl Stage {
     pub fn available(self) -> bool {
         matches!(
             self,
-            Stage::Parse | Stage::Types | Stage::Elab | Stage::Ilp | Stage::Ir | Stage::Ad
+            Stage::Parse
+                | Stage::Types
+                | Stage::Elab
+                | Stage::Ilp
+                | Stage::Ir
+                | Stage::Ad
+                | Stage::Wat
         )
     }
 }
@@ -126,6 +132,7 @@ pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
         Stage::Parse => show_parse(src),
         Stage::Types => show_types(src),
         Stage::Ir => show_ir(src),
+        Stage::Wat => show_wat(src),
         Stage::Elab => show_elab(src),
         Stage::Ilp => show_ilp(src),
         Stage::Ad => show_ad(src),
@@ -192,6 +199,15 @@ pub fn show_ad_entry(src: &str, entry: Option<&str>) -> Result<String, Vec<Diagn
     }
 }
 
+/// The program compiled to WebAssembly, as text.
+pub fn show_wat(src: &str) -> Result<String, Vec<Diagnostic>> {
+    let compiled = compile(src)?;
+    let m = crate::backend::wasm::compile(&compiled.ir, &Default::default())?;
+    crate::backend::wasm::to_wat(&m.bytes).map_err(|e| {
+        vec![Diagnostic::new(Phase::Lower, Span::DUMMY, format!("internal error: {e}"))]
+    })
+}
+
 /// The reference interpreter as a backend for the test runner.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Interp {
@@ -228,7 +244,7 @@ mod tests {
         assert_eq!(Stage::from_name("bogus"), None);
         let avail: Vec<&str> =
             Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
-        assert_eq!(avail, ["parse", "types", "elab", "ir", "ad", "ilp"]);
+        assert_eq!(avail, ["parse", "types", "elab", "ir", "ad", "wat", "ilp"]);
     }
 
     #[test]

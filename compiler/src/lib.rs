@@ -10,6 +10,7 @@
 //! [`driver`] strings the stages together for the CLI and the web crate.
 
 pub mod ad;
+pub mod backend;
 pub mod diag;
 pub mod driver;
 pub mod interp;

@@ -1,0 +1,3 @@
+//! Code generators from the core IR to executable targets.
+
+pub mod wasm;

@@ -1,0 +1,1630 @@
+//! The module skeleton (memory, arena, error globals), functions, entry wrappers and statements.
+//! Arrays are immutable once built: every construct that produces an array writes a fresh one in
+//! the arena (`Update`, `Scatter` and `Hist` copy their destination first), so aliases are safe.
+
+use std::collections::HashMap;
+
+use walrus::ir::{BinaryOp as B, UnaryOp as U};
+use walrus::{
+    ConstExpr, FunctionBuilder, FunctionId, InstrSeqBuilder, LocalId, MemoryId, Module,
+    ModuleConfig, ValType,
+};
+
+use super::emit::val_type;
+use super::{elem_size, EntryAbi, Manifest, Options, Site, HEAP_BASE};
+use crate::diag::{Diagnostic, Phase, Span};
+use crate::ir::{self, Atom, Body, Dim, DimIndex, Exp, Lambda, LoopForm, Param, Type, Var};
+use crate::prim::{FloatType, PrimType};
+
+pub(super) struct Gen<'p> {
+    pub prog: &'p ir::Program,
+    #[allow(dead_code)]
+    pub opts: Options,
+    pub module: Module,
+    pub mem: MemoryId,
+    pub alloc_fn: FunctionId,
+    pub fail_fn: FunctionId,
+    funs: Vec<Option<FunctionId>>,
+    active: Vec<bool>,
+    pub sites: Vec<Site>,
+    pub errors: Vec<Diagnostic>,
+    pub imports: HashMap<String, FunctionId>,
+    pub helpers: HashMap<(u8, PrimType), FunctionId>,
+    /// Every IR variable's local and type (variables are unique in a program).
+    vars: HashMap<Var, (LocalId, Type)>,
+    /// A map's vector accumulator for the reduce right after it: (the mapped array, where the
+    /// vector loop stopped, the accumulator).
+    pending: Option<(Var, LocalId, LocalId)>,
+}
+
+/// One index position with its operands in i64 locals.
+#[derive(Clone, Copy)]
+enum Ix {
+    Fix(LocalId),
+    Slice { start: LocalId, len: LocalId, stride: LocalId },
+}
+
+pub(super) fn generate(
+    prog: &ir::Program,
+    opts: &Options,
+) -> Result<(Module, Manifest), Vec<Diagnostic>> {
+    let mut module = Module::with_config(ModuleConfig::new());
+    let mem = module.memories.add_local(false, false, 1, None, None);
+    module.exports.add("memory", mem);
+    let i32g = |m: &mut Module, v: i32| {
+        m.globals.add_local(ValType::I32, true, false, ConstExpr::Value(walrus::ir::Value::I32(v)))
+    };
+    let hp = i32g(&mut module, HEAP_BASE as i32);
+    let err_code = i32g(&mut module, 0);
+    let err_site = i32g(&mut module, 0);
+    module.exports.add("err_code", err_code);
+    module.exports.add("err_site", err_site);
+
+    // fail(site): record the error and trap.
+    let mut fb = FunctionBuilder::new(&mut module.types, &[ValType::I32], &[]);
+    let site = module.locals.add(ValType::I32);
+    fb.func_body()
+        .i32_const(super::ErrorCode::Site as i32)
+        .global_set(err_code)
+        .local_get(site)
+        .global_set(err_site)
+        .unreachable();
+    let fail_fn = fb.finish(vec![site], &mut module.funcs);
+
+    // alloc(bytes: i64) -> i32, growing memory as needed.
+    let mut fb = FunctionBuilder::new(&mut module.types, &[ValType::I64], &[ValType::I32]);
+    let bytes = module.locals.add(ValType::I64);
+    let end = module.locals.add(ValType::I64);
+    let have = module.locals.add(ValType::I64);
+    let r = module.locals.add(ValType::I32);
+    {
+        let mut body = fb.func_body();
+        let oom = |b: &mut InstrSeqBuilder| {
+            b.i32_const(super::ErrorCode::OutOfMemory as i32)
+                .global_set(err_code)
+                .i32_const(-1)
+                .global_set(err_site)
+                .unreachable();
+        };
+        // end = hp + round_up(bytes, 16); at most 4 GiB.
+        body.local_get(bytes).i64_const(0).binop(B::I64LtS).if_else(None, oom, |_| {});
+        body.global_get(hp)
+            .unop(U::I64ExtendUI32)
+            .local_get(bytes)
+            .i64_const(15)
+            .binop(B::I64Add)
+            .i64_const(!15)
+            .binop(B::I64And)
+            .binop(B::I64Add)
+            .local_tee(end)
+            .i64_const(1 << 32)
+            .binop(B::I64GtU)
+            .if_else(None, oom, |_| {});
+        body.memory_size(mem).unop(U::I64ExtendUI32).i64_const(16).binop(B::I64Shl).local_set(have);
+        body.local_get(end).local_get(have).binop(B::I64GtU).if_else(
+            None,
+            |b| {
+                b.local_get(end)
+                    .local_get(have)
+                    .binop(B::I64Sub)
+                    .i64_const(0xffff)
+                    .binop(B::I64Add)
+                    .i64_const(16)
+                    .binop(B::I64ShrU)
+                    .unop(U::I32WrapI64)
+                    .memory_grow(mem)
+                    .i32_const(-1)
+                    .binop(B::I32Eq)
+                    .if_else(None, oom, |_| {});
+            },
+            |_| {},
+        );
+        body.global_get(hp).local_set(r);
+        body.local_get(end).unop(U::I32WrapI64).global_set(hp);
+        body.local_get(r);
+    }
+    let alloc_fn = fb.finish(vec![bytes], &mut module.funcs);
+    module.exports.add("alloc", alloc_fn);
+
+    let mut fb = FunctionBuilder::new(&mut module.types, &[], &[]);
+    fb.func_body().i32_const(HEAP_BASE as i32).global_set(hp);
+    let reset = fb.finish(vec![], &mut module.funcs);
+    module.exports.add("reset", reset);
+
+    let mut g = Gen {
+        prog,
+        opts: *opts,
+        module,
+        mem,
+        alloc_fn,
+        fail_fn,
+        funs: vec![None; prog.funs.len()],
+        active: vec![false; prog.funs.len()],
+        sites: Vec::new(),
+        errors: Vec::new(),
+        imports: HashMap::new(),
+        helpers: HashMap::new(),
+        vars: HashMap::new(),
+        pending: None,
+    };
+    let mut entries = Vec::new();
+    for ep in &prog.entries {
+        if let Some(abi) = g.entry(ep) {
+            entries.push(abi);
+        }
+    }
+    if !g.errors.is_empty() {
+        return Err(g.errors);
+    }
+    Ok((g.module, Manifest { entries, sites: g.sites }))
+}
+
+impl<'p> Gen<'p> {
+    pub(super) fn unsupported(&mut self, span: Span, what: &str) {
+        if self.errors.len() < 20 {
+            self.errors.push(Diagnostic::new(
+                Phase::Lower,
+                span,
+                format!("unsupported: {what} in the wasm backend"),
+            ));
+        }
+    }
+
+    pub(super) fn site(&mut self, span: Span, msg: String, args: Vec<PrimType>) -> i32 {
+        self.sites.push(Site { span, msg, args });
+        (self.sites.len() - 1) as i32
+    }
+
+    fn bind(&mut self, p: &Param, span: Span) -> LocalId {
+        let _ = span;
+        let vt = match p.ty {
+            Type::Prim(t) => val_type(t),
+            Type::Array { .. } => ValType::I32,
+        };
+        let l = self.module.locals.add(vt);
+        self.vars.insert(p.var, (l, p.ty.clone()));
+        l
+    }
+
+    pub(super) fn local(&mut self, v: Var) -> LocalId {
+        match self.vars.get(&v) {
+            Some((l, _)) => *l,
+            None => {
+                // Unbound variable: inconsistent IR. Report it and keep going with a dummy.
+                self.errors.push(Diagnostic::new(
+                    Phase::Lower,
+                    Span::DUMMY,
+                    format!("internal error: variable `{}` is not bound", self.prog.name(v)),
+                ));
+                let l = self.module.locals.add(ValType::I32);
+                self.vars.insert(v, (l, Type::Prim(PrimType::I32)));
+                l
+            }
+        }
+    }
+
+    pub(super) fn var_type(&self, v: Var) -> Type {
+        self.vars.get(&v).map_or(Type::Prim(PrimType::I32), |(_, t)| t.clone())
+    }
+
+    pub(super) fn atom_type(&self, a: &Atom) -> PrimType {
+        match a {
+            Atom::Const(c) => c.ty(),
+            Atom::Var(v) => self.var_type(*v).elem(),
+        }
+    }
+
+    fn shape(&self, v: Var) -> Vec<Dim> {
+        match self.var_type(v) {
+            Type::Array { shape, .. } => shape,
+            Type::Prim(_) => Vec::new(),
+        }
+    }
+
+    pub(super) fn push_atom(&mut self, b: &mut InstrSeqBuilder, a: &Atom) {
+        match a {
+            Atom::Var(v) => {
+                let l = self.local(*v);
+                b.local_get(l);
+            }
+            Atom::Const(c) => super::scalar::push_const(b, *c),
+        }
+    }
+
+    /// An atom as an i64 (sign- or zero-extended by its type).
+    fn push_i64(&mut self, b: &mut InstrSeqBuilder, a: &Atom) {
+        let t = self.atom_type(a);
+        self.push_atom(b, a);
+        super::scalar::to_i64(b, t);
+    }
+
+    fn i64_local(&mut self, b: &mut InstrSeqBuilder, a: &Atom) -> LocalId {
+        if let Atom::Var(v) = a {
+            if self.atom_type(a) == PrimType::I64 {
+                return self.local(*v);
+            }
+        }
+        let l = self.tmp(ValType::I64);
+        self.push_i64(b, a);
+        b.local_set(l);
+        l
+    }
+
+    fn push_dim(&mut self, b: &mut InstrSeqBuilder, d: &Dim) {
+        match d {
+            Dim::Const(c) => {
+                b.i64_const(*c);
+            }
+            Dim::Var(v) => {
+                let l = self.local(*v);
+                b.local_get(l);
+            }
+        }
+    }
+
+    fn dim_locals(&mut self, b: &mut InstrSeqBuilder, ds: &[Dim]) -> Vec<LocalId> {
+        ds.iter()
+            .map(|d| match d {
+                Dim::Var(v) => self.local(*v),
+                Dim::Const(_) => {
+                    let l = self.tmp(ValType::I64);
+                    self.push_dim(b, d);
+                    b.local_set(l);
+                    l
+                }
+            })
+            .collect()
+    }
+
+    /// The product of some dims (1 for none), in a fresh i64 local.
+    fn product(&mut self, b: &mut InstrSeqBuilder, ds: &[LocalId]) -> LocalId {
+        let l = self.tmp(ValType::I64);
+        b.i64_const(1);
+        for d in ds {
+            b.local_get(*d).binop(B::I64Mul);
+        }
+        b.local_set(l);
+        l
+    }
+
+    /// Allocate `count * size(elem)` bytes; the pointer in a fresh local.
+    fn alloc_elems(&mut self, b: &mut InstrSeqBuilder, count: LocalId, elem: PrimType) -> LocalId {
+        let p = self.tmp(ValType::I32);
+        b.local_get(count).i64_const(elem_size(elem) as i64).binop(B::I64Mul);
+        self.alloc_bytes(b);
+        b.local_set(p);
+        p
+    }
+
+    /// `[i64 element count] -> [i32 bytes]`
+    fn elems_to_bytes(&self, b: &mut InstrSeqBuilder, elem: PrimType) {
+        b.unop(U::I32WrapI64).i32_const(elem_size(elem) as i32).binop(B::I32Mul);
+    }
+
+    /// `dst <- src`, `n` elements (an i64 local); `dst` and `src` are i32 address computations.
+    fn copy_elems(
+        &self,
+        b: &mut InstrSeqBuilder,
+        dst: impl FnOnce(&mut InstrSeqBuilder),
+        src: impl FnOnce(&mut InstrSeqBuilder),
+        n: LocalId,
+        elem: PrimType,
+    ) {
+        dst(b);
+        src(b);
+        b.local_get(n);
+        self.elems_to_bytes(b, elem);
+        b.memory_copy(self.mem, self.mem);
+    }
+
+    /// A shape as a message fragment `[{}][{}]` with its values.
+    fn shape_msg(dims: &[LocalId], msg: &mut String, args: &mut Vec<(LocalId, PrimType)>) {
+        for d in dims {
+            msg.push_str("[{}]");
+            args.push((*d, PrimType::I64));
+        }
+    }
+
+    /// Fail at a new site unless the i32 on the stack is nonzero.
+    fn check(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        span: Span,
+        msg: String,
+        args: Vec<(LocalId, PrimType)>,
+    ) {
+        let tys = args.iter().map(|a| a.1).collect();
+        let site = self.site(span, msg, tys);
+        b.unop(U::I32Eqz).if_else(None, |t| self.fail(t, site, &args), |_| {});
+    }
+
+    /// Fail with `negative size: cannot create an array of shape ...` if a dim is negative.
+    fn check_nonneg(&mut self, b: &mut InstrSeqBuilder, dims: &[LocalId], span: Span) {
+        if dims.is_empty() {
+            return;
+        }
+        b.i32_const(1);
+        for d in dims {
+            b.local_get(*d).i64_const(0).binop(B::I64GeS).binop(B::I32And);
+        }
+        let mut msg = "negative size: cannot create an array of shape ".to_string();
+        let mut args = Vec::new();
+        Self::shape_msg(dims, &mut msg, &mut args);
+        self.check(b, span, msg, args);
+    }
+
+    // ---- functions ----
+
+    fn fun(&mut self, k: usize, span: Span) -> Option<FunctionId> {
+        if let Some(Some(f)) = self.funs.get(k) {
+            return Some(*f);
+        }
+        let prog = self.prog;
+        let Some(f) = prog.funs.get(k) else {
+            self.errors.push(Diagnostic::new(
+                Phase::Lower,
+                span,
+                "internal error: no such function",
+            ));
+            return None;
+        };
+        if self.active[k] {
+            self.unsupported(span, "recursion");
+            return None;
+        }
+        self.active[k] = true;
+        let args: Vec<LocalId> = f.params.iter().map(|p| self.bind(p, f.span)).collect();
+        let params: Vec<ValType> = args.iter().map(|l| self.module.locals.get(*l).ty()).collect();
+        let results: Vec<ValType> = f.ret.iter().map(ty_val).collect();
+        let mut fb = FunctionBuilder::new(&mut self.module.types, &params, &results);
+        fb.name(f.name.clone());
+        {
+            let mut b = fb.func_body();
+            self.body(&mut b, &f.body);
+            for a in &f.body.result {
+                self.push_atom(&mut b, a);
+            }
+        }
+        let id = fb.finish(args, &mut self.module.funcs);
+        self.active[k] = false;
+        self.funs[k] = Some(id);
+        Some(id)
+    }
+
+    /// The export of one entry point: calls its function and writes the result record.
+    fn entry(&mut self, ep: &ir::EntryPoint) -> Option<EntryAbi> {
+        let prog = self.prog;
+        let f = prog.funs.get(ep.fun)?;
+        let fid = self.fun(ep.fun, ep.span)?;
+        let args: Vec<LocalId> =
+            f.params.iter().map(|p| self.module.locals.add(ty_val(&p.ty))).collect();
+        let params: Vec<ValType> = f.params.iter().map(|p| ty_val(&p.ty)).collect();
+        let mut fb = FunctionBuilder::new(&mut self.module.types, &params, &[ValType::I32]);
+        let res: Vec<LocalId> = f.ret.iter().map(|t| self.module.locals.add(ty_val(t))).collect();
+        // Dims of the result types name parameters or the existentials the body returns.
+        let mut dim_of: HashMap<Var, LocalId> = HashMap::new();
+        for (p, l) in f.params.iter().zip(&args) {
+            dim_of.insert(p.var, *l);
+        }
+        for (j, a) in f.body.result.iter().take(f.existentials).enumerate() {
+            if let (Atom::Var(v), Some(l)) = (a, res.get(j)) {
+                dim_of.insert(*v, *l);
+            }
+        }
+        let slots: usize = f
+            .ret
+            .iter()
+            .skip(f.existentials)
+            .map(|t| if t.rank() == 0 { 1 } else { 1 + t.rank() })
+            .sum();
+        let rec = self.tmp(ValType::I32);
+        {
+            let mut b = fb.func_body();
+            for a in &args {
+                b.local_get(*a);
+            }
+            b.call(fid);
+            for l in res.iter().rev() {
+                b.local_set(*l);
+            }
+            b.i64_const(8 * slots as i64);
+            self.alloc_bytes(&mut b);
+            b.local_set(rec);
+            let mut slot = 0u32;
+            for (t, l) in f.ret.iter().zip(&res).skip(f.existentials) {
+                let at = |b: &mut InstrSeqBuilder, slot: u32| {
+                    b.local_get(rec).i32_const(8 * slot as i32).binop(B::I32Add);
+                };
+                match t {
+                    Type::Prim(p) => {
+                        at(&mut b, slot);
+                        b.local_get(*l);
+                        self.store(&mut b, *p);
+                        slot += 1;
+                    }
+                    Type::Array { shape, .. } => {
+                        at(&mut b, slot);
+                        b.local_get(*l).unop(U::I64ExtendUI32);
+                        self.store(&mut b, PrimType::I64);
+                        slot += 1;
+                        for d in shape {
+                            at(&mut b, slot);
+                            match d {
+                                Dim::Const(c) => {
+                                    b.i64_const(*c);
+                                }
+                                Dim::Var(v) => match dim_of.get(v) {
+                                    Some(l) => {
+                                        b.local_get(*l);
+                                    }
+                                    None => {
+                                        self.unsupported(
+                                            ep.span,
+                                            "an entry result whose size is not returned",
+                                        );
+                                        b.i64_const(0);
+                                    }
+                                },
+                            }
+                            self.store(&mut b, PrimType::I64);
+                            slot += 1;
+                        }
+                    }
+                }
+            }
+            b.local_get(rec);
+        }
+        let id = fb.finish(args, &mut self.module.funcs);
+        let export = format!("entry.{}", ep.name);
+        self.module.exports.add(&export, id);
+        Some(EntryAbi {
+            name: ep.name.clone(),
+            export,
+            params: ep.params.clone(),
+            results: ep.results.clone(),
+            span: ep.span,
+        })
+    }
+
+    // ---- bodies and statements ----
+
+    fn body(&mut self, b: &mut InstrSeqBuilder, body: &Body) {
+        for (k, s) in body.stms.iter().enumerate() {
+            // A map whose result the next statement reduces: fuse the two vector loops.
+            let fuse = match (&s.exp, body.stms.get(k + 1).map(|n| &n.exp)) {
+                (Exp::Map { w, .. }, Some(Exp::Reduce { w: w2, lam, neutral, arrs, .. }))
+                    if w == w2
+                        && s.pat.len() == 1
+                        && arrs.as_slice() == [s.pat[0].var]
+                        && neutral.len() == 1 =>
+                {
+                    super::simd::simple_reduce(lam).map(|(op, _)| (op, neutral[0]))
+                }
+                _ => None,
+            };
+            self.pending = None;
+            if let (Exp::Map { w, lam, arrs }, Some(f)) = (&s.exp, fuse) {
+                let pat: Vec<LocalId> = s.pat.iter().map(|p| self.bind(p, s.span)).collect();
+                self.map(b, w, lam, arrs, &s.pat, &pat, s.span, Some((f.0, &f.1)));
+            } else {
+                self.stm(b, s);
+            }
+        }
+        self.pending = None;
+    }
+
+    /// Push `results`, then pop them into `into` (so a result may name one of `into`).
+    fn assign(&mut self, b: &mut InstrSeqBuilder, into: &[LocalId], results: &[Atom]) {
+        for a in results {
+            self.push_atom(b, a);
+        }
+        for l in into.iter().rev() {
+            b.local_set(*l);
+        }
+    }
+
+    fn stm(&mut self, b: &mut InstrSeqBuilder, stm: &ir::Stm) {
+        let span = stm.span;
+        let pat: Vec<LocalId> = stm.pat.iter().map(|p| self.bind(p, span)).collect();
+        let first = pat.first().copied();
+        let set_one = |b: &mut InstrSeqBuilder| {
+            if let Some(l) = first {
+                b.local_set(l);
+            }
+        };
+        match &stm.exp {
+            Exp::Atom(a) => {
+                self.push_atom(b, a);
+                set_one(b);
+            }
+            Exp::UnOp(..)
+            | Exp::BinOp(..)
+            | Exp::Cmp(..)
+            | Exp::Convert { .. }
+            | Exp::Math(..)
+            | Exp::Select(..) => {
+                self.scalar(b, &stm.exp, span);
+                // f16 arithmetic happens in f32; round each result to f16.
+                if stm
+                    .pat
+                    .first()
+                    .is_some_and(|p| p.ty == Type::Prim(PrimType::Float(FloatType::F16)))
+                {
+                    let f = self.f16_import("round");
+                    b.call(f);
+                }
+                set_one(b);
+            }
+            Exp::Index { arr, idx } => self.index(b, *arr, idx, &stm.pat, &pat, span),
+            Exp::Update { arr, idx, value } => self.update(b, *arr, idx, value, &pat, span),
+            Exp::Iota { n, start, step, it } => {
+                let n = self.i64_local(b, n);
+                self.check_nonneg(b, &[n], span);
+                let t = PrimType::Int(*it);
+                let out = self.alloc_elems(b, n, t);
+                let (start, step) = (*start, *step);
+                self.for_range(b, n, |g, b, j| {
+                    g.elem_addr(b, out, j, t);
+                    b.local_get(j);
+                    super::scalar::from_i64(b, t);
+                    g.push_atom(b, &step);
+                    super::scalar::int_arith(b, B::I32Mul, t);
+                    g.push_atom(b, &start);
+                    super::scalar::int_arith(b, B::I32Add, t);
+                    g.store(b, t);
+                });
+                b.local_get(out);
+                set_one(b);
+            }
+            Exp::Replicate { shape, value } => {
+                let outer = self.dim_locals(b, shape);
+                let t = self.atom_type(value);
+                let inner = match value {
+                    Atom::Var(v) => self.shape(*v),
+                    Atom::Const(_) => Vec::new(),
+                };
+                let inner = self.dim_locals(b, &inner);
+                let all: Vec<LocalId> = outer.iter().chain(&inner).copied().collect();
+                self.check_nonneg(b, &all, span);
+                let n = self.product(b, &outer);
+                let m = self.product(b, &inner);
+                let total = self.product(b, &[n, m]);
+                let out = self.alloc_elems(b, total, t);
+                let value = *value;
+                let is_arr = matches!(value, Atom::Var(v) if self.var_type(v).rank() > 0);
+                self.for_range(b, n, |g, b, j| {
+                    if is_arr {
+                        let off = g.tmp(ValType::I64);
+                        b.local_get(j).local_get(m).binop(B::I64Mul).local_set(off);
+                        let src = match value {
+                            Atom::Var(v) => g.local(v),
+                            Atom::Const(_) => return,
+                        };
+                        g.copy_elems(
+                            b,
+                            |b| g.elem_addr(b, out, off, t),
+                            |b| {
+                                b.local_get(src);
+                            },
+                            m,
+                            t,
+                        );
+                    } else {
+                        g.elem_addr(b, out, j, t);
+                        g.push_atom(b, &value);
+                        g.store(b, t);
+                    }
+                });
+                b.local_get(out);
+                set_one(b);
+            }
+            Exp::Rearrange { arr, perm } => self.rearrange(b, *arr, perm, &pat, span),
+            Exp::Reshape { arr, shape } => {
+                let old = self.shape(*arr);
+                let old = self.dim_locals(b, &old);
+                let new = self.dim_locals(b, shape);
+                let n_old = self.product(b, &old);
+                let n_new = self.product(b, &new);
+                b.local_get(n_old).local_get(n_new).binop(B::I64Eq);
+                for d in &new {
+                    b.local_get(*d).i64_const(0).binop(B::I64GeS).binop(B::I32And);
+                }
+                let mut msg = "size mismatch: cannot reshape an array of shape ".to_string();
+                let mut args = Vec::new();
+                Self::shape_msg(&old, &mut msg, &mut args);
+                msg.push_str(" to ");
+                Self::shape_msg(&new, &mut msg, &mut args);
+                self.check(b, span, msg, args);
+                let l = self.local(*arr);
+                b.local_get(l);
+                set_one(b);
+            }
+            Exp::Concat { axis, arrs, len } => self.concat(b, *axis, arrs, len, &pat, span),
+            Exp::ArrayLit { elems, elem_ty } => self.array_lit(b, elems, elem_ty, &pat, span),
+            Exp::Copy(v) => {
+                let t = self.var_type(*v);
+                let dims = self.shape(*v);
+                let dims = self.dim_locals(b, &dims);
+                let n = self.product(b, &dims);
+                let out = self.alloc_elems(b, n, t.elem());
+                let src = self.local(*v);
+                self.copy_elems(
+                    b,
+                    |b| {
+                        b.local_get(out);
+                    },
+                    |b| {
+                        b.local_get(src);
+                    },
+                    n,
+                    t.elem(),
+                );
+                b.local_get(out);
+                set_one(b);
+            }
+            Exp::Apply { fun, args } => {
+                let Some(fid) = self.fun(*fun, span) else { return };
+                for a in args {
+                    self.push_atom(b, a);
+                }
+                b.call(fid);
+                for l in pat.iter().rev() {
+                    b.local_set(*l);
+                }
+            }
+            Exp::If { cond, then_body, else_body, .. } => {
+                self.push_atom(b, cond);
+                let consequent = {
+                    let mut t = b.dangling_instr_seq(None);
+                    self.body(&mut t, then_body);
+                    self.assign(&mut t, &pat, &then_body.result);
+                    t.id()
+                };
+                let alternative = {
+                    let mut e = b.dangling_instr_seq(None);
+                    self.body(&mut e, else_body);
+                    self.assign(&mut e, &pat, &else_body.result);
+                    e.id()
+                };
+                b.instr(walrus::ir::IfElse { consequent, alternative });
+            }
+            Exp::Loop { params, form, body } => self.do_loop(b, params, form, body, &pat, span),
+            Exp::Map { w, lam, arrs } => self.map(b, w, lam, arrs, &stm.pat, &pat, span, None),
+            Exp::Reduce { w, lam, neutral, arrs, .. } => {
+                self.fold(b, w, lam, neutral, arrs, None, &pat, span)
+            }
+            Exp::Scan { w, lam, neutral, arrs } => {
+                self.fold(b, w, lam, neutral, arrs, Some(&stm.pat), &pat, span)
+            }
+            Exp::Scatter { dest, idx, vals, w } => {
+                self.scatter(b, *dest, idx, *vals, w, &pat, span)
+            }
+            Exp::Hist { dest, lam, is, vs, w, .. } => {
+                self.hist(b, dest, lam, *is, vs, w, &pat, span)
+            }
+            // `ad::differentiate` removes these before any backend runs.
+            Exp::Ad { .. } => self.unsupported(span, "an undifferentiated `jvp`/`vjp`"),
+            Exp::Assert { cond, msg, vals } => {
+                let mut args = Vec::new();
+                let mut text =
+                    if msg.is_empty() { "assertion failed".to_string() } else { msg.clone() };
+                for (k, a) in vals.iter().enumerate() {
+                    let t = self.atom_type(a);
+                    let is_arr = matches!(a, Atom::Var(v) if self.var_type(*v).rank() > 0);
+                    if is_arr {
+                        // Arrays in messages are not transferred: name them instead.
+                        text = replace_nth_hole(&text, args.len(), "(an array)");
+                        let _ = k;
+                        continue;
+                    }
+                    let l = self.module.locals.add(val_type(t));
+                    self.push_atom(b, a);
+                    b.local_set(l);
+                    args.push((l, t));
+                }
+                self.push_atom(b, cond);
+                self.check(b, span, text, args);
+            }
+        }
+    }
+
+    // ---- indexing ----
+
+    fn ixs(&mut self, b: &mut InstrSeqBuilder, idx: &[DimIndex]) -> Vec<Ix> {
+        idx.iter()
+            .map(|ix| match ix {
+                DimIndex::Fix(a) => Ix::Fix(self.i64_local(b, a)),
+                DimIndex::Slice { start, len, stride } => Ix::Slice {
+                    start: self.i64_local(b, start),
+                    len: self.i64_local(b, len),
+                    stride: self.i64_local(b, stride),
+                },
+            })
+            .collect()
+    }
+
+    fn bounds_check(&mut self, b: &mut InstrSeqBuilder, dims: &[LocalId], ixs: &[Ix], span: Span) {
+        let mut msg = "index [".to_string();
+        let mut args = Vec::new();
+        b.i32_const(1);
+        for (k, (ix, d)) in ixs.iter().zip(dims).enumerate() {
+            if k > 0 {
+                msg.push_str(", ");
+            }
+            match *ix {
+                Ix::Fix(i) => {
+                    b.local_get(i).local_get(*d).binop(B::I64LtU).binop(B::I32And);
+                    msg.push_str("{}");
+                    args.push((i, PrimType::I64));
+                }
+                Ix::Slice { start, len, stride } => {
+                    // len == 0 || (len > 0 && 0 <= start < d && 0 <= last < d)
+                    let last = self.tmp(ValType::I64);
+                    b.local_get(start)
+                        .local_get(len)
+                        .i64_const(1)
+                        .binop(B::I64Sub)
+                        .local_get(stride)
+                        .binop(B::I64Mul)
+                        .binop(B::I64Add)
+                        .local_set(last);
+                    b.local_get(len).unop(U::I64Eqz);
+                    b.local_get(len).i64_const(0).binop(B::I64GtS);
+                    b.local_get(start).local_get(*d).binop(B::I64LtU).binop(B::I32And);
+                    b.local_get(last).local_get(*d).binop(B::I64LtU).binop(B::I32And);
+                    b.binop(B::I32Or).binop(B::I32And);
+                    let end = self.tmp(ValType::I64);
+                    let site_end = |b: &mut InstrSeqBuilder| {
+                        b.local_get(start)
+                            .local_get(len)
+                            .local_get(stride)
+                            .binop(B::I64Mul)
+                            .binop(B::I64Add)
+                            .local_set(end);
+                    };
+                    site_end(b);
+                    msg.push_str("{}:{}:{}");
+                    args.extend([
+                        (start, PrimType::I64),
+                        (end, PrimType::I64),
+                        (stride, PrimType::I64),
+                    ]);
+                }
+            }
+        }
+        msg.push_str("] out of bounds for array of shape ");
+        Self::shape_msg(dims, &mut msg, &mut args);
+        self.check(b, span, msg, args);
+    }
+
+    /// Row-major strides (in elements) of a shape.
+    fn strides(&mut self, b: &mut InstrSeqBuilder, dims: &[LocalId]) -> Vec<LocalId> {
+        let mut st = vec![self.tmp(ValType::I64); dims.len()];
+        let mut acc = self.tmp(ValType::I64);
+        b.i64_const(1).local_set(acc);
+        for k in (0..dims.len()).rev() {
+            st[k] = acc;
+            if k > 0 {
+                let next = self.tmp(ValType::I64);
+                b.local_get(acc).local_get(dims[k]).binop(B::I64Mul).local_set(next);
+                acc = next;
+            }
+        }
+        st
+    }
+
+    /// Call `f` with the element offset of each contiguous block an index selects, in row-major
+    /// order of the result.
+    fn walk(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        ixs: &[Ix],
+        st: &[LocalId],
+        off: LocalId,
+        f: &mut dyn FnMut(&mut Self, &mut InstrSeqBuilder, LocalId),
+    ) {
+        let Some((ix, rest)) = ixs.split_first() else {
+            f(self, b, off);
+            return;
+        };
+        let (s, st_rest) = (st[0], &st[1..]);
+        match *ix {
+            Ix::Fix(i) => {
+                let o = self.tmp(ValType::I64);
+                b.local_get(off)
+                    .local_get(i)
+                    .local_get(s)
+                    .binop(B::I64Mul)
+                    .binop(B::I64Add)
+                    .local_set(o);
+                self.walk(b, rest, st_rest, o, f);
+            }
+            Ix::Slice { start, len, stride } => {
+                self.for_range(b, len, |g, b, j| {
+                    let o = g.tmp(ValType::I64);
+                    b.local_get(off)
+                        .local_get(j)
+                        .local_get(stride)
+                        .binop(B::I64Mul)
+                        .local_get(start)
+                        .binop(B::I64Add)
+                        .local_get(s)
+                        .binop(B::I64Mul)
+                        .binop(B::I64Add)
+                        .local_set(o);
+                    g.walk(b, rest, st_rest, o, f);
+                });
+            }
+        }
+    }
+
+    /// Bounds-check an index; return the strides, the per-block element count and the ixs.
+    fn prepare_index(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        arr: Var,
+        idx: &[DimIndex],
+        span: Span,
+    ) -> (Vec<LocalId>, LocalId, Vec<Ix>) {
+        let shape = self.shape(arr);
+        let dims = self.dim_locals(b, &shape);
+        let ixs = self.ixs(b, idx);
+        self.bounds_check(b, &dims, &ixs, span);
+        let st = self.strides(b, &dims);
+        let block = self.product(b, &dims[ixs.len().min(dims.len())..]);
+        (st, block, ixs)
+    }
+
+    fn index(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        arr: Var,
+        idx: &[DimIndex],
+        pat_params: &[Param],
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let Some(&res) = pat.first() else { return };
+        let elem = self.var_type(arr).elem();
+        let base = self.local(arr);
+        let (st, block, ixs) = self.prepare_index(b, arr, idx, span);
+        let zero = self.tmp(ValType::I64);
+        b.i64_const(0).local_set(zero);
+        if pat_params.first().is_some_and(|p| p.ty.rank() == 0) {
+            self.walk(b, &ixs, &st, zero, &mut |g, b, off| {
+                g.elem_addr(b, base, off, elem);
+                g.load(b, elem);
+                b.local_set(res);
+            });
+            return;
+        }
+        let rshape = pat_params.first().map(|p| match &p.ty {
+            Type::Array { shape, .. } => shape.clone(),
+            Type::Prim(_) => Vec::new(),
+        });
+        let rdims = self.dim_locals(b, &rshape.unwrap_or_default());
+        let n = self.product(b, &rdims);
+        let out = self.alloc_elems(b, n, elem);
+        let cursor = self.tmp(ValType::I64);
+        b.i64_const(0).local_set(cursor);
+        self.walk(b, &ixs, &st, zero, &mut |g, b, off| {
+            g.copy_elems(
+                b,
+                |b| g.elem_addr(b, out, cursor, elem),
+                |b| g.elem_addr(b, base, off, elem),
+                block,
+                elem,
+            );
+            b.local_get(cursor).local_get(block).binop(B::I64Add).local_set(cursor);
+        });
+        b.local_get(out).local_set(res);
+    }
+
+    fn update(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        arr: Var,
+        idx: &[DimIndex],
+        value: &Atom,
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let Some(&res) = pat.first() else { return };
+        let elem = self.var_type(arr).elem();
+        let base = self.local(arr);
+        let (st, block, ixs) = self.prepare_index(b, arr, idx, span);
+        let shape = self.shape(arr);
+        let dims = self.dim_locals(b, &shape);
+        let n = self.product(b, &dims);
+        let out = self.alloc_elems(b, n, elem);
+        self.copy_elems(
+            b,
+            |b| {
+                b.local_get(out);
+            },
+            |b| {
+                b.local_get(base);
+            },
+            n,
+            elem,
+        );
+        let zero = self.tmp(ValType::I64);
+        b.i64_const(0).local_set(zero);
+        let value = *value;
+        let scalar = match value {
+            Atom::Const(_) => true,
+            Atom::Var(v) => self.var_type(v).rank() == 0,
+        };
+        if scalar {
+            self.walk(b, &ixs, &st, zero, &mut |g, b, off| {
+                g.elem_addr(b, out, off, elem);
+                g.push_atom(b, &value);
+                g.store(b, elem);
+            });
+        } else {
+            let src = match value {
+                Atom::Var(v) => self.local(v),
+                Atom::Const(_) => return,
+            };
+            let cursor = self.tmp(ValType::I64);
+            b.i64_const(0).local_set(cursor);
+            self.walk(b, &ixs, &st, zero, &mut |g, b, off| {
+                g.copy_elems(
+                    b,
+                    |b| g.elem_addr(b, out, off, elem),
+                    |b| g.elem_addr(b, src, cursor, elem),
+                    block,
+                    elem,
+                );
+                b.local_get(cursor).local_get(block).binop(B::I64Add).local_set(cursor);
+            });
+        }
+        b.local_get(out).local_set(res);
+    }
+
+    fn rearrange(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        arr: Var,
+        perm: &[usize],
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let Some(&res) = pat.first() else { return };
+        let elem = self.var_type(arr).elem();
+        let base = self.local(arr);
+        let shape = self.shape(arr);
+        if perm.len() != shape.len() || perm.iter().any(|&p| p >= shape.len()) {
+            self.errors.push(Diagnostic::new(
+                Phase::Lower,
+                span,
+                "internal error: bad permutation",
+            ));
+            return;
+        }
+        let dims = self.dim_locals(b, &shape);
+        let st = self.strides(b, &dims);
+        let n = self.product(b, &dims);
+        let out = self.alloc_elems(b, n, elem);
+        // Walk the result in order: result dim i steps through input dim perm[i].
+        let ixs: Vec<Ix> = perm
+            .iter()
+            .map(|&p| {
+                let zero = self.tmp(ValType::I64);
+                let one = self.tmp(ValType::I64);
+                b.i64_const(0).local_set(zero).i64_const(1).local_set(one);
+                Ix::Slice { start: zero, len: dims[p], stride: one }
+            })
+            .collect();
+        let pst: Vec<LocalId> = perm.iter().map(|&p| st[p]).collect();
+        let zero = self.tmp(ValType::I64);
+        b.i64_const(0).local_set(zero);
+        let cursor = self.tmp(ValType::I64);
+        b.i64_const(0).local_set(cursor);
+        self.walk(b, &ixs, &pst, zero, &mut |g, b, off| {
+            g.elem_addr(b, out, cursor, elem);
+            g.elem_addr(b, base, off, elem);
+            g.load(b, elem);
+            g.store(b, elem);
+            b.local_get(cursor).i64_const(1).binop(B::I64Add).local_set(cursor);
+        });
+        b.local_get(out).local_set(res);
+    }
+
+    fn concat(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        axis: usize,
+        arrs: &[Var],
+        len: &Dim,
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let (Some(&res), Some(&first)) = (pat.first(), arrs.first()) else { return };
+        let elem = self.var_type(first).elem();
+        let fshape = self.shape(first);
+        if axis >= fshape.len() {
+            self.errors.push(Diagnostic::new(
+                Phase::Lower,
+                span,
+                "internal error: bad concat axis",
+            ));
+            return;
+        }
+        let fdims = self.dim_locals(b, &fshape);
+        let axis_l = self.tmp(ValType::I64);
+        b.i64_const(axis as i64).local_set(axis_l);
+        let total = self.tmp(ValType::I64);
+        b.i64_const(0).local_set(total);
+        let mut adims = Vec::new();
+        for a in arrs {
+            let sh = self.shape(*a);
+            let ds = self.dim_locals(b, &sh);
+            b.i32_const(1);
+            for (k, (x, y)) in ds.iter().zip(&fdims).enumerate() {
+                if k != axis {
+                    b.local_get(*x).local_get(*y).binop(B::I64Eq).binop(B::I32And);
+                }
+            }
+            let mut msg = "size mismatch: cannot concatenate arrays of shapes ".to_string();
+            let mut args = Vec::new();
+            Self::shape_msg(&fdims, &mut msg, &mut args);
+            msg.push_str(" and ");
+            Self::shape_msg(&ds, &mut msg, &mut args);
+            msg.push_str(" along dimension {}");
+            args.push((axis_l, PrimType::I64));
+            self.check(b, span, msg, args);
+            if let Some(d) = ds.get(axis) {
+                b.local_get(total).local_get(*d).binop(B::I64Add).local_set(total);
+            }
+            adims.push(ds);
+        }
+        let len_l = self.dim_locals(b, &[*len])[0];
+        b.local_get(total).local_get(len_l).binop(B::I64Eq);
+        self.check(
+            b,
+            span,
+            "size mismatch: concatenation has length {} along dimension {}, but its type says {}"
+                .into(),
+            vec![(total, PrimType::I64), (axis_l, PrimType::I64), (len_l, PrimType::I64)],
+        );
+        let outer = self.product(b, &fdims[..axis]);
+        let inner = self.product(b, &fdims[axis + 1..]);
+        let n = self.product(b, &[outer, total, inner]);
+        let out = self.alloc_elems(b, n, elem);
+        let cursor = self.tmp(ValType::I64);
+        b.i64_const(0).local_set(cursor);
+        let parts: Vec<(LocalId, LocalId)> = arrs
+            .iter()
+            .zip(&adims)
+            .map(|(a, ds)| {
+                let chunk = self.product(b, &[ds[axis], inner]);
+                (self.local(*a), chunk)
+            })
+            .collect();
+        self.for_range(b, outer, |g, b, o| {
+            for &(src, chunk) in &parts {
+                let off = g.tmp(ValType::I64);
+                b.local_get(o).local_get(chunk).binop(B::I64Mul).local_set(off);
+                g.copy_elems(
+                    b,
+                    |b| g.elem_addr(b, out, cursor, elem),
+                    |b| g.elem_addr(b, src, off, elem),
+                    chunk,
+                    elem,
+                );
+                b.local_get(cursor).local_get(chunk).binop(B::I64Add).local_set(cursor);
+            }
+        });
+        b.local_get(out).local_set(res);
+    }
+
+    fn array_lit(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        elems: &[Atom],
+        elem_ty: &Type,
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let Some(&res) = pat.first() else { return };
+        let t = elem_ty.elem();
+        let n = self.tmp(ValType::I64);
+        b.i64_const(elems.len() as i64).local_set(n);
+        match elem_ty {
+            Type::Prim(_) => {
+                let out = self.alloc_elems(b, n, t);
+                for (k, a) in elems.iter().enumerate() {
+                    b.local_get(out).i32_const((k as u32 * elem_size(t)) as i32).binop(B::I32Add);
+                    self.push_atom(b, a);
+                    self.store(b, t);
+                }
+                b.local_get(out).local_set(res);
+            }
+            Type::Array { shape, .. } => {
+                let want = self.dim_locals(b, shape);
+                let m = self.product(b, &want);
+                let total = self.product(b, &[n, m]);
+                let out = self.alloc_elems(b, total, t);
+                let cursor = self.tmp(ValType::I64);
+                b.i64_const(0).local_set(cursor);
+                let mut first: Option<Vec<LocalId>> = None;
+                for a in elems {
+                    let Atom::Var(v) = a else { continue };
+                    let sh = self.shape(*v);
+                    let ds = self.dim_locals(b, &sh);
+                    let reference = first.clone().unwrap_or_else(|| want.clone());
+                    b.i32_const(1);
+                    for (x, y) in ds.iter().zip(&reference) {
+                        b.local_get(*x).local_get(*y).binop(B::I64Eq).binop(B::I32And);
+                    }
+                    let mut msg = "size mismatch: array literal elements have shapes ".to_string();
+                    let mut args = Vec::new();
+                    Self::shape_msg(&reference, &mut msg, &mut args);
+                    msg.push_str(" and ");
+                    Self::shape_msg(&ds, &mut msg, &mut args);
+                    self.check(b, span, msg, args);
+                    first.get_or_insert(ds);
+                    let src = self.local(*v);
+                    self.copy_elems(
+                        b,
+                        |b| self.elem_addr(b, out, cursor, t),
+                        |b| {
+                            b.local_get(src);
+                        },
+                        m,
+                        t,
+                    );
+                    b.local_get(cursor).local_get(m).binop(B::I64Add).local_set(cursor);
+                }
+                b.local_get(out).local_set(res);
+            }
+        }
+    }
+
+    // ---- loops and SOACs ----
+
+    fn do_loop(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        params: &[(Param, Atom)],
+        form: &LoopForm,
+        body: &Body,
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let ls: Vec<LocalId> = params.iter().map(|(p, _)| self.bind(p, span)).collect();
+        let inits: Vec<Atom> = params.iter().map(|(_, a)| *a).collect();
+        self.assign(b, &ls, &inits);
+        match form {
+            LoopForm::For { i, it, bound } => {
+                let t = PrimType::Int(*it);
+                let il = self.bind(&Param { var: *i, ty: Type::Prim(t) }, span);
+                super::scalar::push_const(b, crate::prim::PrimValue::zero(t));
+                b.local_set(il);
+                let bound = *bound;
+                b.block(None, |exit| {
+                    let exit_id = exit.id();
+                    exit.loop_(None, |lp| {
+                        let lp_id = lp.id();
+                        lp.local_get(il);
+                        self.push_atom(lp, &bound);
+                        super::scalar::cmp_int(lp, crate::ir::CmpOp::Ge, *it);
+                        lp.br_if(exit_id);
+                        self.body(lp, body);
+                        self.assign(lp, &ls, &body.result);
+                        lp.local_get(il);
+                        super::scalar::push_const(lp, crate::prim::PrimValue::int(*it, 1));
+                        super::scalar::int_arith(lp, B::I32Add, t);
+                        lp.local_set(il).br(lp_id);
+                    });
+                });
+            }
+            LoopForm::While(c) => {
+                let cl = self.local(*c);
+                b.block(None, |exit| {
+                    let exit_id = exit.id();
+                    exit.loop_(None, |lp| {
+                        let lp_id = lp.id();
+                        lp.local_get(cl).unop(U::I32Eqz).br_if(exit_id);
+                        self.body(lp, body);
+                        self.assign(lp, &ls, &body.result);
+                        lp.br(lp_id);
+                    });
+                });
+            }
+        }
+        for (p, l) in pat.iter().zip(&ls) {
+            b.local_get(*l).local_set(*p);
+        }
+    }
+
+    /// Check that each array has outer size `w`, as the interpreter does.
+    fn check_width(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        w: LocalId,
+        w_atom: &Atom,
+        arrs: &[Var],
+        what: &str,
+        span: Span,
+    ) {
+        b.local_get(w).i64_const(0).binop(B::I64GeS);
+        self.check(b, span, "negative size: {} elements".into(), vec![(w, PrimType::I64)]);
+        for a in arrs {
+            let sh = self.shape(*a);
+            let same = match (sh.first(), w_atom) {
+                (Some(Dim::Var(x)), Atom::Var(y)) => x == y,
+                (Some(Dim::Const(x)), Atom::Const(c)) => c.as_i64() == Some(*x),
+                _ => false,
+            };
+            if same {
+                continue;
+            }
+            let ds = self.dim_locals(b, &sh);
+            let Some(&outer) = ds.first() else { continue };
+            b.local_get(outer).local_get(w).binop(B::I64Eq);
+            let mut msg = format!(
+                "size mismatch: `{what}` of width {{}} applied to `{}` of shape ",
+                self.prog.name(*a).replace('{', "(").replace('}', ")")
+            );
+            let mut args = vec![(w, PrimType::I64)];
+            Self::shape_msg(&ds, &mut msg, &mut args);
+            self.check(b, span, msg, args);
+        }
+    }
+
+    /// Bind `p` to row `j` of array `arr`: a scalar load, or a pointer to the row.
+    fn bind_row(&mut self, b: &mut InstrSeqBuilder, p: LocalId, arr: Var, j: LocalId) {
+        let t = self.var_type(arr);
+        let base = self.local(arr);
+        let elem = t.elem();
+        if t.rank() <= 1 {
+            self.elem_addr(b, base, j, elem);
+            self.load(b, elem);
+            b.local_set(p);
+        } else {
+            let sh = self.shape(arr);
+            let row = self.dim_locals(b, &sh[1..]);
+            let m = self.product(b, &row);
+            let off = self.tmp(ValType::I64);
+            b.local_get(j).local_get(m).binop(B::I64Mul).local_set(off);
+            self.elem_addr(b, base, off, elem);
+            b.local_set(p);
+        }
+    }
+
+    /// Store `val` (a scalar or an array of `row` elements) as row `j` of `out`.
+    fn store_row(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        out: LocalId,
+        j: LocalId,
+        val: &Atom,
+        elem: PrimType,
+        row: Option<LocalId>,
+    ) {
+        match row {
+            None => {
+                self.elem_addr(b, out, j, elem);
+                self.push_atom(b, val);
+                self.store(b, elem);
+            }
+            Some(m) => {
+                let Atom::Var(v) = val else { return };
+                let src = self.local(*v);
+                let off = self.tmp(ValType::I64);
+                b.local_get(j).local_get(m).binop(B::I64Mul).local_set(off);
+                self.copy_elems(
+                    b,
+                    |b| self.elem_addr(b, out, off, elem),
+                    |b| {
+                        b.local_get(src);
+                    },
+                    m,
+                    elem,
+                );
+            }
+        }
+    }
+
+    /// Allocate each pattern array `[w]...` of a SOAC; return (pointer, element count per row or
+    /// `None` for scalar rows).
+    fn soac_outputs(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        params: &[Param],
+        pat: &[LocalId],
+    ) -> Vec<(LocalId, Option<LocalId>, PrimType)> {
+        params
+            .iter()
+            .zip(pat)
+            .map(|(p, l)| {
+                let elem = p.ty.elem();
+                let shape = match &p.ty {
+                    Type::Array { shape, .. } => shape.clone(),
+                    Type::Prim(_) => Vec::new(),
+                };
+                let ds = self.dim_locals(b, &shape);
+                let n = self.product(b, &ds);
+                let out = self.alloc_elems(b, n, elem);
+                b.local_get(out).local_set(*l);
+                let row = (ds.len() > 1).then(|| self.product(b, &ds[1..]));
+                (out, row, elem)
+            })
+            .collect()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn map(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        w: &Atom,
+        lam: &Lambda,
+        arrs: &[Var],
+        pat_params: &[Param],
+        pat: &[LocalId],
+        span: Span,
+        fuse: Option<(ir::BinOp, &Atom)>,
+    ) {
+        let wl = self.i64_local(b, w);
+        self.check_width(b, wl, w, arrs, "map", span);
+        let outs = self.soac_outputs(b, pat_params, pat);
+        let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
+        let mut start = None;
+        if outs.iter().all(|o| o.1.is_none()) {
+            let ptrs: Vec<LocalId> = outs.iter().map(|o| o.0).collect();
+            if let Some((nvec, acc)) = self.simd_map(b, wl, lam, arrs, &ptrs, fuse) {
+                start = Some(nvec);
+                if let (Some(acc), Some(p)) = (acc, pat_params.first()) {
+                    self.pending = Some((p.var, nvec, acc));
+                }
+            }
+        }
+        self.for_step(b, start, wl, 1, |g, b, j| {
+            for (p, a) in ps.iter().zip(arrs) {
+                g.bind_row(b, *p, *a, j);
+            }
+            g.body(b, &lam.body);
+            for ((out, row, elem), r) in outs.iter().zip(&lam.body.result) {
+                g.store_row(b, *out, j, r, *elem, *row);
+            }
+        });
+    }
+
+    /// `reduce` (no `scan_pat`) or `scan` (an output array per value).
+    #[allow(clippy::too_many_arguments)]
+    fn fold(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        w: &Atom,
+        lam: &Lambda,
+        neutral: &[Atom],
+        arrs: &[Var],
+        scan_pat: Option<&[Param]>,
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let wl = self.i64_local(b, w);
+        let what = if scan_pat.is_some() { "scan" } else { "reduce" };
+        self.check_width(b, wl, w, arrs, what, span);
+        let outs = scan_pat.map(|pp| self.soac_outputs(b, pp, pat));
+        let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
+        let k = neutral.len();
+        let (acc, xs) = ps.split_at(k.min(ps.len()));
+        let (acc, xs) = (acc.to_vec(), xs.to_vec());
+        self.assign(b, &acc, neutral);
+        let mut start = None;
+        if scan_pat.is_none() && neutral.len() == 1 && arrs.len() == 1 {
+            match self.pending.take() {
+                Some((xs, nvec, vacc)) if xs == arrs[0] => {
+                    if let Some((op, l)) = super::simd::simple_reduce(lam) {
+                        self.hfold_lanes(b, vacc, acc[0], op, l);
+                        start = Some(nvec);
+                    }
+                }
+                _ => start = self.simd_reduce(b, wl, lam, &neutral[0], arrs[0], acc[0]),
+            }
+        }
+        self.for_step(b, start, wl, 1, |g, b, j| {
+            for (p, a) in xs.iter().zip(arrs) {
+                g.bind_row(b, *p, *a, j);
+            }
+            g.body(b, &lam.body);
+            g.assign(b, &acc, &lam.body.result);
+            if let Some(outs) = &outs {
+                for ((out, row, elem), (pp, l)) in outs.iter().zip(lam.params.iter().zip(&acc)) {
+                    let v = Atom::Var(pp.var);
+                    let _ = l;
+                    g.store_row(b, *out, j, &v, *elem, *row);
+                }
+            }
+        });
+        if scan_pat.is_none() {
+            for (p, l) in pat.iter().zip(&acc) {
+                b.local_get(*l).local_set(*p);
+            }
+        }
+    }
+
+    /// A fresh copy of array `v`: (pointer, dims).
+    fn copy_of(&mut self, b: &mut InstrSeqBuilder, v: Var) -> (LocalId, Vec<LocalId>) {
+        let elem = self.var_type(v).elem();
+        let sh = self.shape(v);
+        let ds = self.dim_locals(b, &sh);
+        let n = self.product(b, &ds);
+        let out = self.alloc_elems(b, n, elem);
+        let src = self.local(v);
+        self.copy_elems(
+            b,
+            |b| {
+                b.local_get(out);
+            },
+            |b| {
+                b.local_get(src);
+            },
+            n,
+            elem,
+        );
+        (out, ds)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn scatter(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        dest: Var,
+        idx: &[Var],
+        vals: Var,
+        w: &Atom,
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let Some(&res) = pat.first() else { return };
+        let wl = self.i64_local(b, w);
+        let mut all = idx.to_vec();
+        all.push(vals);
+        self.check_width(b, wl, w, &all, "scatter", span);
+        let elem = self.var_type(dest).elem();
+        let (out, ds) = self.copy_of(b, dest);
+        let st = self.strides(b, &ds);
+        let k = idx.len().min(ds.len());
+        let row = self.product(b, &ds[k..]);
+        let ils: Vec<LocalId> = idx.iter().map(|v| self.local(*v)).collect();
+        let vl = self.local(vals);
+        self.for_range(b, wl, |g, b, j| {
+            let off = g.tmp(ValType::I64);
+            b.i64_const(0).local_set(off);
+            b.i32_const(1);
+            for (q, il) in ils.iter().enumerate().take(k) {
+                let i = g.tmp(ValType::I64);
+                g.elem_addr(b, *il, j, PrimType::I64);
+                g.load(b, PrimType::I64);
+                b.local_tee(i).local_get(ds[q]).binop(B::I64LtU).binop(B::I32And);
+                b.local_get(off)
+                    .local_get(i)
+                    .local_get(st[q])
+                    .binop(B::I64Mul)
+                    .binop(B::I64Add)
+                    .local_set(off);
+            }
+            b.if_else(
+                None,
+                |t| {
+                    let src_off = g.tmp(ValType::I64);
+                    t.local_get(j).local_get(row).binop(B::I64Mul).local_set(src_off);
+                    g.copy_elems(
+                        t,
+                        |t| g.elem_addr(t, out, off, elem),
+                        |t| g.elem_addr(t, vl, src_off, elem),
+                        row,
+                        elem,
+                    );
+                },
+                |_| {},
+            );
+        });
+        b.local_get(out).local_set(res);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn hist(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        dest: &[Var],
+        lam: &Lambda,
+        is: Var,
+        vs: &[Var],
+        w: &Atom,
+        pat: &[LocalId],
+        span: Span,
+    ) {
+        let wl = self.i64_local(b, w);
+        let mut all = vs.to_vec();
+        all.push(is);
+        self.check_width(b, wl, w, &all, "hist", span);
+        let mut outs = Vec::new();
+        for (d, l) in dest.iter().zip(pat) {
+            let elem = self.var_type(*d).elem();
+            let (out, ds) = self.copy_of(b, *d);
+            let row = (ds.len() > 1).then(|| self.product(b, &ds[1..]));
+            b.local_get(out).local_set(*l);
+            outs.push((out, ds, row, elem));
+        }
+        let Some(bins) = outs.first().map(|o| o.1[0]) else { return };
+        for o in &outs[1..] {
+            b.local_get(o.1[0]).local_get(bins).binop(B::I64Eq);
+            let mut msg = "size mismatch: histogram destinations of shapes ".to_string();
+            let mut args = Vec::new();
+            Self::shape_msg(&outs[0].1, &mut msg, &mut args);
+            msg.push_str(" and ");
+            Self::shape_msg(&o.1, &mut msg, &mut args);
+            self.check(b, span, msg, args);
+        }
+        let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
+        let k = dest.len();
+        let isl = self.local(is);
+        self.for_range(b, wl, |g, b, j| {
+            let bin = g.tmp(ValType::I64);
+            g.elem_addr(b, isl, j, PrimType::I64);
+            g.load(b, PrimType::I64);
+            b.local_tee(bin).local_get(bins).binop(B::I64LtU);
+            b.if_else(
+                None,
+                |t| {
+                    for (q, (out, _, row, elem)) in outs.iter().enumerate() {
+                        let Some(&p) = ps.get(q) else { continue };
+                        match row {
+                            None => {
+                                g.elem_addr(t, *out, bin, *elem);
+                                g.load(t, *elem);
+                                t.local_set(p);
+                            }
+                            Some(m) => {
+                                let off = g.tmp(ValType::I64);
+                                t.local_get(bin).local_get(*m).binop(B::I64Mul).local_set(off);
+                                g.elem_addr(t, *out, off, *elem);
+                                t.local_set(p);
+                            }
+                        }
+                    }
+                    for (p, v) in ps[k.min(ps.len())..].iter().zip(vs) {
+                        g.bind_row(t, *p, *v, j);
+                    }
+                    g.body(t, &lam.body);
+                    for ((out, _, row, elem), r) in outs.iter().zip(&lam.body.result) {
+                        g.store_row(t, *out, bin, r, *elem, *row);
+                    }
+                },
+                |_| {},
+            );
+        });
+    }
+}
+
+/// The wasm type of an IR value.
+pub(super) fn ty_val(t: &Type) -> ValType {
+    match t {
+        Type::Prim(p) => val_type(*p),
+        Type::Array { .. } => ValType::I32,
+    }
+}
+
+/// Replace the `n`th `{}` of `s` by `with`.
+fn replace_nth_hole(s: &str, n: usize, with: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    let mut k = 0;
+    while let Some(p) = rest.find("{}") {
+        out.push_str(&rest[..p]);
+        if k == n {
+            out.push_str(with);
+        } else {
+            out.push_str("{}");
+        }
+        k += 1;
+        rest = &rest[p + 2..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,389 @@
+//! SIMD128 paths: a `map` over rank-1 arrays of f32, f64 or i32 whose function is lane-wise
+//! arithmetic runs 4 (2 for f64) elements per step; a `reduce` with `+`, `*`, `min` or `max` keeps
+//! a vector accumulator; a `reduce` that consumes the `map` right before it accumulates inside the
+//! map's loop (the mapped values stay in registers on their way to the sum). Each vector loop
+//! covers the largest multiple of the lane count; the scalar code finishes the tail.
+//! Reductions are reassociated (lane-wise partial results), as Futhark allows.
+
+use std::collections::HashMap;
+
+use walrus::ir::{BinaryOp as B, LoadKind, MemArg, StoreKind, UnaryOp as U};
+use walrus::{InstrSeqBuilder, LocalId, ValType};
+
+use super::gen::Gen;
+use crate::ir::{Atom, BinOp, Exp, Lambda, MathFn, Type, UnOp, Var};
+use crate::prim::{FloatType, IntType, PrimType};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Lane {
+    F32,
+    F64,
+    I32,
+}
+
+impl Lane {
+    pub(super) fn of(t: PrimType) -> Option<Lane> {
+        match t {
+            PrimType::Float(FloatType::F32) => Some(Lane::F32),
+            PrimType::Float(FloatType::F64) => Some(Lane::F64),
+            PrimType::Int(IntType::I32) => Some(Lane::I32),
+            _ => None,
+        }
+    }
+
+    pub(super) fn count(self) -> i64 {
+        if self == Lane::F64 {
+            2
+        } else {
+            4
+        }
+    }
+
+    fn splat(self) -> U {
+        match self {
+            Lane::F32 => U::F32x4Splat,
+            Lane::F64 => U::F64x2Splat,
+            Lane::I32 => U::I32x4Splat,
+        }
+    }
+
+    fn extract(self, k: u8) -> U {
+        match self {
+            Lane::F32 => U::F32x4ExtractLane { idx: k },
+            Lane::F64 => U::F64x2ExtractLane { idx: k },
+            Lane::I32 => U::I32x4ExtractLane { idx: k },
+        }
+    }
+}
+
+/// A binary operator the vector path supports, with its vector instruction.
+fn vbinop(op: BinOp, l: Lane) -> Option<B> {
+    Some(match (op, l) {
+        (BinOp::Add, Lane::F32) => B::F32x4Add,
+        (BinOp::Sub, Lane::F32) => B::F32x4Sub,
+        (BinOp::Mul, Lane::F32) => B::F32x4Mul,
+        (BinOp::Div, Lane::F32) => B::F32x4Div,
+        (BinOp::Add, Lane::F64) => B::F64x2Add,
+        (BinOp::Sub, Lane::F64) => B::F64x2Sub,
+        (BinOp::Mul, Lane::F64) => B::F64x2Mul,
+        (BinOp::Div, Lane::F64) => B::F64x2Div,
+        (BinOp::Add, Lane::I32) => B::I32x4Add,
+        (BinOp::Sub, Lane::I32) => B::I32x4Sub,
+        (BinOp::Mul, Lane::I32) => B::I32x4Mul,
+        (BinOp::And, Lane::I32) => B::V128And,
+        (BinOp::Or, Lane::I32) => B::V128Or,
+        (BinOp::Xor, Lane::I32) => B::V128Xor,
+        (BinOp::Min, Lane::I32) => B::I32x4MinS,
+        (BinOp::Max, Lane::I32) => B::I32x4MaxS,
+        _ => return None,
+    })
+}
+
+/// Float `min`/`max` with Futhark's NaN rule need a few instructions: see `emit_minmax`.
+fn is_float_minmax(op: BinOp, l: Lane) -> bool {
+    matches!(op, BinOp::Min | BinOp::Max) && l != Lane::I32
+}
+
+fn vunop(exp: &Exp, l: Lane) -> Option<(U, &Atom)> {
+    let f = l == Lane::F64;
+    Some(match exp {
+        Exp::UnOp(UnOp::Neg, _, a) => (
+            match l {
+                Lane::F32 => U::F32x4Neg,
+                Lane::F64 => U::F64x2Neg,
+                Lane::I32 => U::I32x4Neg,
+            },
+            a,
+        ),
+        Exp::UnOp(UnOp::Abs, _, a) if l != Lane::I32 => {
+            (if f { U::F64x2Abs } else { U::F32x4Abs }, a)
+        }
+        Exp::Math(m, _, args) if l != Lane::I32 && args.len() == 1 => (
+            match m {
+                MathFn::Sqrt => {
+                    if f {
+                        U::F64x2Sqrt
+                    } else {
+                        U::F32x4Sqrt
+                    }
+                }
+                MathFn::Floor => {
+                    if f {
+                        U::F64x2Floor
+                    } else {
+                        U::F32x4Floor
+                    }
+                }
+                MathFn::Ceil => {
+                    if f {
+                        U::F64x2Ceil
+                    } else {
+                        U::F32x4Ceil
+                    }
+                }
+                MathFn::Trunc => {
+                    if f {
+                        U::F64x2Trunc
+                    } else {
+                        U::F32x4Trunc
+                    }
+                }
+                MathFn::Round => {
+                    if f {
+                        U::F64x2Nearest
+                    } else {
+                        U::F32x4Nearest
+                    }
+                }
+                _ => return None,
+            },
+            &args[0],
+        ),
+        _ => return None,
+    })
+}
+
+/// A reduction operator the vector path supports: `lam` is `\\a b -> a op b` (or `b op a`).
+pub(super) fn simple_reduce(lam: &Lambda) -> Option<(BinOp, Lane)> {
+    let [p, q] = lam.params.as_slice() else { return None };
+    let [stm] = lam.body.stms.as_slice() else { return None };
+    let Exp::BinOp(op, t, Atom::Var(x), Atom::Var(y)) = &stm.exp else { return None };
+    let l = Lane::of(*t)?;
+    let ok_args = (*x == p.var && *y == q.var) || (*x == q.var && *y == p.var);
+    let ok_op = matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max);
+    let ok_res = matches!(lam.body.result.as_slice(), [Atom::Var(r)] if stm.pat.len() == 1 && *r == stm.pat[0].var);
+    (ok_args && ok_op && ok_res && p.ty == Type::Prim(*t) && q.ty == Type::Prim(*t))
+        .then_some((*op, l))
+}
+
+fn mem_arg() -> MemArg {
+    MemArg { align: 4, offset: 0 }
+}
+
+impl Gen<'_> {
+    /// Is `lam` lane-wise arithmetic on type `t` (its parameters, body and results)?
+    fn vectorizable(&self, lam: &Lambda, l: Lane, t: PrimType) -> bool {
+        let mut bound: Vec<Var> = lam.params.iter().map(|p| p.var).collect();
+        if lam.params.iter().any(|p| p.ty != Type::Prim(t))
+            || lam.ret.iter().any(|r| *r != Type::Prim(t))
+        {
+            return false;
+        }
+        let atom_ok = |a: &Atom, bound: &[Var]| match a {
+            Atom::Const(c) => c.ty() == t,
+            Atom::Var(v) => bound.contains(v) || self.var_type(*v) == Type::Prim(t),
+        };
+        for s in &lam.body.stms {
+            if s.pat.len() != 1 || s.pat[0].ty != Type::Prim(t) {
+                return false;
+            }
+            let ok = match &s.exp {
+                Exp::Atom(a) => atom_ok(a, &bound),
+                Exp::BinOp(op, ty, x, y) => {
+                    *ty == t
+                        && (vbinop(*op, l).is_some() || is_float_minmax(*op, l))
+                        && atom_ok(x, &bound)
+                        && atom_ok(y, &bound)
+                }
+                e => vunop(e, l).is_some_and(|(_, a)| atom_ok(a, &bound)),
+            };
+            if !ok {
+                return false;
+            }
+            bound.push(s.pat[0].var);
+        }
+        lam.body.result.iter().all(|a| atom_ok(a, &bound))
+    }
+
+    fn push_vatom(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        a: &Atom,
+        l: Lane,
+        vars: &HashMap<Var, LocalId>,
+    ) {
+        match a {
+            Atom::Var(v) if vars.contains_key(v) => {
+                b.local_get(vars[v]);
+            }
+            _ => {
+                self.push_atom(b, a);
+                b.unop(l.splat());
+            }
+        }
+    }
+
+    /// `[x, y] -> [op(x, y)]` on vectors, including Futhark's float `min`/`max`.
+    fn emit_vbinop(&mut self, b: &mut InstrSeqBuilder, op: BinOp, l: Lane) {
+        if let Some(i) = vbinop(op, l) {
+            b.binop(i);
+            return;
+        }
+        // min: isnan(x) ? y : (isnan(y) || x <= y) ? x : y (max with y <= x).
+        let (x, y) = (self.tmp(ValType::V128), self.tmp(ValType::V128));
+        b.local_set(y).local_set(x);
+        let (le, ne) =
+            if l == Lane::F64 { (B::F64x2Le, B::F64x2Ne) } else { (B::F32x4Le, B::F32x4Ne) };
+        // bitselect(a, b, m) = m ? a : b, lane-wise.
+        b.local_get(y);
+        b.local_get(x).local_get(y);
+        b.local_get(y).local_get(y).binop(ne);
+        if op == BinOp::Min {
+            b.local_get(x).local_get(y).binop(le);
+        } else {
+            b.local_get(y).local_get(x).binop(le);
+        }
+        b.binop(B::V128Or).v128_bitselect();
+        b.local_get(x).local_get(x).binop(ne).v128_bitselect();
+    }
+
+    /// The lanes of the lambda's body for the parameters in `vars`; returns the result vectors.
+    fn vbody(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        lam: &Lambda,
+        l: Lane,
+        vars: &mut HashMap<Var, LocalId>,
+    ) -> Vec<LocalId> {
+        for s in &lam.body.stms {
+            match &s.exp {
+                Exp::Atom(a) => self.push_vatom(b, a, l, vars),
+                Exp::BinOp(op, _, x, y) => {
+                    self.push_vatom(b, x, l, vars);
+                    self.push_vatom(b, y, l, vars);
+                    self.emit_vbinop(b, *op, l);
+                }
+                e => {
+                    if let Some((u, a)) = vunop(e, l) {
+                        self.push_vatom(b, a, l, vars);
+                        b.unop(u);
+                    }
+                }
+            }
+            let r = self.tmp(ValType::V128);
+            b.local_set(r);
+            vars.insert(s.pat[0].var, r);
+        }
+        lam.body
+            .result
+            .iter()
+            .map(|a| {
+                let r = self.tmp(ValType::V128);
+                self.push_vatom(b, a, l, vars);
+                b.local_set(r);
+                r
+            })
+            .collect()
+    }
+
+    fn vaddr(&self, b: &mut InstrSeqBuilder, base: LocalId, j: LocalId, t: PrimType) {
+        self.elem_addr(b, base, j, t);
+    }
+
+    /// The vector loop of a `map` over rank-1 arrays into scalar outputs `outs` (pointers). With
+    /// `fuse`, the single result is also folded into a vector accumulator (returned). Returns the
+    /// index where the scalar loop takes over, or `None` if the map does not qualify.
+    pub(super) fn simd_map(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        w: LocalId,
+        lam: &Lambda,
+        arrs: &[Var],
+        outs: &[LocalId],
+        fuse: Option<(BinOp, &Atom)>,
+    ) -> Option<(LocalId, Option<LocalId>)> {
+        let t = *lam.ret.first().map(|r| match r {
+            Type::Prim(p) => p,
+            Type::Array { elem, .. } => elem,
+        })?;
+        let l = Lane::of(t)?;
+        if !self.opts.simd
+            || arrs.iter().any(|a| self.var_type(*a).rank() != 1 || self.var_type(*a).elem() != t)
+            || !self.vectorizable(lam, l, t)
+            || (fuse.is_some() && lam.ret.len() != 1)
+        {
+            return None;
+        }
+        let nvec = self.tmp(ValType::I64);
+        b.local_get(w).i64_const(-l.count()).binop(B::I64And).local_set(nvec);
+        let acc = fuse.map(|(_, neutral)| {
+            let acc = self.tmp(ValType::V128);
+            self.push_atom(b, neutral);
+            b.unop(l.splat()).local_set(acc);
+            acc
+        });
+        let bases: Vec<LocalId> = arrs.iter().map(|a| self.local(*a)).collect();
+        self.for_step(b, None, nvec, l.count(), |g, b, j| {
+            let mut vars = HashMap::new();
+            for (p, base) in lam.params.iter().zip(&bases) {
+                let v = g.tmp(ValType::V128);
+                g.vaddr(b, *base, j, t);
+                b.load(g.mem, LoadKind::V128, mem_arg()).local_set(v);
+                vars.insert(p.var, v);
+            }
+            let rs = g.vbody(b, lam, l, &mut vars);
+            for (out, r) in outs.iter().zip(&rs) {
+                g.vaddr(b, *out, j, t);
+                b.local_get(*r).store(g.mem, StoreKind::V128, mem_arg());
+            }
+            if let (Some(acc), Some((op, _)), Some(r)) = (acc, fuse, rs.first()) {
+                b.local_get(acc).local_get(*r);
+                g.emit_vbinop(b, op, l);
+                b.local_set(acc);
+            }
+        });
+        Some((nvec, acc))
+    }
+
+    /// The vector loop of `reduce op neutral xs` for a rank-1 `xs`: leaves the partial result in
+    /// `acc_param` and returns where the scalar loop takes over.
+    pub(super) fn simd_reduce(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        w: LocalId,
+        lam: &Lambda,
+        neutral: &Atom,
+        arr: Var,
+        acc_param: LocalId,
+    ) -> Option<LocalId> {
+        let (op, l) = simple_reduce(lam)?;
+        let t = self.var_type(arr);
+        if !self.opts.simd || t.rank() != 1 || Lane::of(t.elem()) != Some(l) {
+            return None;
+        }
+        let nvec = self.tmp(ValType::I64);
+        b.local_get(w).i64_const(-l.count()).binop(B::I64And).local_set(nvec);
+        let acc = self.tmp(ValType::V128);
+        self.push_atom(b, neutral);
+        b.unop(l.splat()).local_set(acc);
+        let base = self.local(arr);
+        let elem = t.elem();
+        self.for_step(b, None, nvec, l.count(), |g, b, j| {
+            b.local_get(acc);
+            g.vaddr(b, base, j, elem);
+            b.load(g.mem, LoadKind::V128, mem_arg());
+            g.emit_vbinop(b, op, l);
+            b.local_set(acc);
+        });
+        self.hfold_lanes(b, acc, acc_param, op, l);
+        Some(nvec)
+    }
+
+    /// `into = into op lane0 op lane1 ...` for the lanes of `acc`.
+    pub(super) fn hfold_lanes(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        acc: LocalId,
+        into: LocalId,
+        op: BinOp,
+        l: Lane,
+    ) {
+        for k in 0..l.count() as u8 {
+            // Combine as vectors (splat both) so one code path serves every operator.
+            b.local_get(into).unop(l.splat());
+            b.local_get(acc).unop(l.extract(k)).unop(l.splat());
+            self.emit_vbinop(b, op, l);
+            b.unop(l.extract(0)).local_set(into);
+        }
+    }
+}

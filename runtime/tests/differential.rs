@@ -1,0 +1,112 @@
+//! Every test case of every program in examples/ and tests/programs runs on the interpreter and on
+//! wasm, and the two must agree: the same values (floats within the test runner's relative
+//! tolerance, `DEFAULT_TOLERANCE`, everything else exactly) or errors with the same message and
+//! span. Each file's verdicts must also be the same on both backends.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use ogham::diag::Diagnostic;
+use ogham::driver::{Compiled, Interp};
+use ogham::testspec::compare::{compare_values, render_mismatches, DEFAULT_TOLERANCE};
+use ogham::testspec::run::{run_file, Backend, Options, Status};
+use ogham::value::Value;
+use ogham_runtime::{Loaded, WasmBackend};
+
+/// Runs both backends; answers with the wasm result and records every disagreement.
+struct Both {
+    wasm: WasmBackend,
+    disagreements: Vec<String>,
+}
+
+impl Backend for Both {
+    type Program = (Option<Compiled>, RefCell<Loaded>);
+
+    fn compile(&mut self, src: &str) -> Result<Self::Program, Vec<Diagnostic>> {
+        let w = self.wasm.compile(src)?;
+        Ok((Interp::default().compile(src).ok(), w))
+    }
+
+    fn run(
+        &mut self,
+        p: &Self::Program,
+        entry: &str,
+        args: &[Value],
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let w = self.wasm.run(&p.1, entry, args);
+        let Some(c) = &p.0 else { return w };
+        let i = Interp::default().run(c, entry, args);
+        match (&i, &w) {
+            (Ok(a), Ok(b)) => {
+                let ms = compare_values(a, b, DEFAULT_TOLERANCE);
+                if !ms.is_empty() {
+                    self.disagreements.push(format!("{entry}: {}", render_mismatches(&ms)));
+                }
+            }
+            (Err(a), Err(b)) if a.message == b.message && a.span == b.span => {}
+            _ => self.disagreements.push(format!(
+                "{entry}: interp {:?} vs wasm {:?}",
+                i.as_ref().map_err(|d| &d.message).map(|_| "ok"),
+                w.as_ref().map_err(|d| &d.message).map(|_| "ok")
+            )),
+        }
+        w
+    }
+}
+
+fn corpus() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    let mut stack = vec![root.join("examples"), root.join("tests/programs"), root.join("tests/ad")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "fut") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn wasm_agrees_with_the_interpreter_on_the_corpus() {
+    let mut both = Both { wasm: WasmBackend::new().unwrap(), disagreements: Vec::new() };
+    let opts = Options::default();
+    let mut problems = Vec::new();
+    let mut cases = 0;
+    for f in corpus() {
+        let name = f.display().to_string();
+        let src = std::fs::read_to_string(&f).unwrap();
+        both.disagreements.clear();
+        let wr = run_file(&name, &src, &mut both, &opts);
+        let ir = run_file(&name, &src, &mut Interp::default(), &opts);
+        cases += wr.cases.len();
+        let verdict = |s: &Status| match s {
+            Status::Passed => "passed",
+            Status::Failed(_) => "failed",
+            Status::Skipped(_) => "skipped",
+        };
+        let wv: Vec<&str> = wr.cases.iter().map(|c| verdict(&c.status)).collect();
+        let iv: Vec<&str> = ir.cases.iter().map(|c| verdict(&c.status)).collect();
+        if wv != iv {
+            let fails: Vec<String> = wr
+                .cases
+                .iter()
+                .filter_map(|c| match &c.status {
+                    Status::Failed(d) => Some(format!("{}\n{d}", c.title(&name))),
+                    _ => None,
+                })
+                .collect();
+            problems.push(format!("{name}: verdicts differ\n{}", fails.join("\n")));
+        }
+        for d in &both.disagreements {
+            problems.push(format!("{name}: {d}"));
+        }
+    }
+    assert!(cases > 500, "only {cases} cases found");
+    assert!(problems.is_empty(), "{}\n{}", problems.len(), problems.join("\n"));
+}
