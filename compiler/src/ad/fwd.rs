@@ -32,8 +32,9 @@ impl Ad {
     }
 
     fn tan(&self, a: &Atom, tans: &Tans) -> Option<Atom> {
+        // A constant-zero tangent is structurally zero: no code for it.
         match a {
-            Atom::Var(v) => tans.get(v).copied(),
+            Atom::Var(v) => tans.get(v).copied().filter(|t| !super::build::is_const(t, 0.0)),
             Atom::Const(_) => None,
         }
     }

@@ -119,3 +119,67 @@ fn examples_agree_with_finite_differences() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked.len() >= 10, "only {} entry points checked: {checked:?}", checked.len());
 }
+
+/// The cost of derivatives on the reference interpreter: time(vjp) / time(primal) for a few
+/// programs (`cargo test -p ogham --release -- --ignored ad_overhead --nocapture`).
+#[test]
+#[ignore]
+fn ad_overhead_report() {
+    use crate::testspec::random::Rng;
+    use crate::value::{ArrayValue, Value};
+    let mut rng = Rng::new(3);
+    let mut arr = |shape: Vec<i64>| {
+        let n = shape.iter().product::<i64>() as usize;
+        let data = (0..n).map(|_| crate::prim::PrimValue::F64(rng.next_f64() - 0.5)).collect();
+        Value::Array(ArrayValue::new(crate::prim::PrimType::F64, shape, data).expect("array"))
+    };
+    let cases: Vec<(&str, &str, Vec<Value>)> = vec![
+        (
+            "dot product",
+            "def f [n] (xs: [n]f64, ys: [n]f64) = f64.sum (map2 (*) xs ys)
+             entry primal [n] (xs: [n]f64) (ys: [n]f64) = f (xs, ys)
+             entry grad [n] (xs: [n]f64) (ys: [n]f64) = vjp f (xs, ys) 1",
+            vec![arr(vec![200_000]), arr(vec![200_000])],
+        ),
+        (
+            "matmul",
+            "def f [n][m][p] (a: [n][m]f64, b: [m][p]f64) =
+               f64.sum (map (\\r -> f64.sum (map (\\c -> f64.sum (map2 (*) r c)) (transpose b))) a)
+             entry primal [n][m][p] (a: [n][m]f64) (b: [m][p]f64) = f (a, b)
+             entry grad [n][m][p] (a: [n][m]f64) (b: [m][p]f64) = vjp f (a, b) 1",
+            vec![arr(vec![40, 40]), arr(vec![40, 40])],
+        ),
+        (
+            "log-sum-exp",
+            "def f [n] (xs: [n]f64) = let m = f64.maximum xs
+               in m + f64.log (f64.sum (map (\\x -> f64.exp (x - m)) xs))
+             entry primal [n] (xs: [n]f64) = f xs
+             entry grad [n] (xs: [n]f64) = vjp f xs 1",
+            vec![arr(vec![200_000])],
+        ),
+        (
+            "loop (100 steps of a 1000-vector)",
+            "def f [n] (xs: [n]f64) = f64.sum (loop ys = xs for _i < 100 do map (\\y -> f64.sin y * 0.9) ys)
+             entry primal [n] (xs: [n]f64) = f xs
+             entry grad [n] (xs: [n]f64) = vjp f xs 1",
+            vec![arr(vec![1000])],
+        ),
+        (
+            "gather",
+            "def f [n][m] (is: [m]i64) (xs: [n]f64) = f64.sum (map (\\i -> xs[i] * xs[i]) is)
+             entry primal [n] (xs: [n]f64) = f (map (\\i -> (i * 7) % n) (iota (2 * n))) xs
+             entry grad [n] (xs: [n]f64) = vjp (f (map (\\i -> (i * 7) % n) (iota (2 * n)))) xs 1",
+            vec![arr(vec![100_000])],
+        ),
+    ];
+    for (name, src, args) in cases {
+        let c = driver::compile(src).unwrap_or_else(|d| panic!("{name}: {}", d[0].message));
+        let time = |e: &str| {
+            let t = std::time::Instant::now();
+            driver::run_interp(&c, e, &args).unwrap_or_else(|d| panic!("{name}: {}", d.message));
+            t.elapsed().as_secs_f64()
+        };
+        let (p, g) = (time("primal").min(time("primal")), time("grad").min(time("grad")));
+        eprintln!("{name}: primal {:.4}s, gradient {:.4}s, ratio {:.2}", p, g, g / p);
+    }
+}
