@@ -6,7 +6,9 @@
 //! keeps the solver simple, deterministic and free of dependencies (it runs in wasm32 as is).
 //! Pivoting uses Bland's rule (no cycling); branching takes the lowest-numbered fractional
 //! variable, rounding down first; ties between optima are resolved by that fixed order, so the
-//! same problem always gives the same solution.
+//! same problem always gives the same solution. A presolve first substitutes away the equalities
+//! between two variables (`x = y + c`, `x = c`) that make up most rank constraints, so the tableau
+//! only holds the variables that are really free.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -86,7 +88,34 @@ impl Problem {
     }
 
     /// The exact optimum with integral values for the integer variables.
+    ///
+    /// Equalities between at most two integer variables (`x = y + c`, `x = c`, which are most of
+    /// AUTOMAP's rank constraints) are first eliminated by substitution (see [`presolve`]); the
+    /// smaller problem is solved and its solution mapped back and checked exactly.
     pub fn solve(&self) -> Result<Solution, IlpError> {
+        let pre = presolve(self)?;
+        let reduced = pre.reduced.solve_direct()?;
+        let values: Vec<i64> = pre
+            .map
+            .iter()
+            .map(|&(v, d)| match v {
+                Some(v) => reduced.values.get(v).and_then(|x| x.checked_add(d)),
+                None => Some(d),
+            })
+            .collect::<Option<_>>()
+            .ok_or(IlpError::TooLarge)?;
+        let objective: i128 =
+            self.objective.iter().map(|&(v, k)| k as i128 * values[v] as i128).sum();
+        let objective = i64::try_from(objective).map_err(|_| IlpError::TooLarge)?;
+        if !self.satisfied(&values) {
+            // Never expected; the unreduced problem is the reference.
+            return self.solve_direct();
+        }
+        Ok(Solution { values, objective })
+    }
+
+    /// [`Problem::solve`] without the presolve.
+    fn solve_direct(&self) -> Result<Solution, IlpError> {
         let n = self.vars.len();
         let lower = vec![0i64; n];
         let upper: Vec<Option<i64>> = self.vars.iter().map(|v| v.upper).collect();
@@ -197,6 +226,207 @@ impl Problem {
             .collect::<Result<_, _>>()?;
         Ok((obj.add(offset)?, x))
     }
+}
+
+/// A problem with its two-variable equalities substituted away.
+struct Presolved {
+    reduced: Problem,
+    /// Per original variable: `value = reduced[v] + d`, or the constant `d` when `v` is `None`.
+    map: Vec<(Option<Var>, i64)>,
+}
+
+/// Union-find with offsets over the integer variables plus a constant node (index `n`, value 0):
+/// `value(x) = value(parent) + offset`.
+struct Classes {
+    parent: Vec<(usize, i64)>,
+}
+
+impl Classes {
+    fn find(&mut self, x: usize) -> (usize, i64) {
+        let (mut y, mut d) = (x, 0i64);
+        while self.parent[y].0 != y {
+            d += self.parent[y].1;
+            y = self.parent[y].0;
+        }
+        self.parent[x] = (y, d);
+        (y, d)
+    }
+
+    /// Record `value(a) = value(b) + c`; `Err` when it contradicts what is known. The root kept
+    /// is the constant if either class has it, else the lower-numbered one (a fixed choice, so
+    /// the reduced problem, and with it the solution, is deterministic).
+    fn union(&mut self, a: usize, b: usize, c: i64) -> Result<bool, IlpError> {
+        let (ra, da) = self.find(a);
+        let (rb, db) = self.find(b);
+        if ra == rb {
+            return if da == db + c { Ok(false) } else { Err(IlpError::Infeasible) };
+        }
+        // value(ra) = value(rb) + db + c - da
+        let off = db.checked_add(c).and_then(|x| x.checked_sub(da)).ok_or(IlpError::TooLarge)?;
+        let n = self.parent.len() - 1;
+        if rb == n || (ra != n && ra > rb) {
+            self.parent[ra] = (rb, off);
+        } else {
+            self.parent[rb] = (ra, -off);
+        }
+        Ok(true)
+    }
+}
+
+/// Eliminate equalities `k·x = r` and `k·x - k·y = r` over integer variables (to a fixpoint, as
+/// each substitution can shorten others), fix variables whose upper bound is 0, and drop the
+/// constraints left without variables (or report them infeasible). Each class of equal-up-to-a-
+/// constant variables becomes one variable of the reduced problem, shifted so that every member
+/// is non-negative exactly when it is, with the tightest upper bound among its members.
+fn presolve(p: &Problem) -> Result<Presolved, IlpError> {
+    let n = p.vars.len();
+    let mut cl = Classes { parent: (0..=n).map(|i| (i, 0)).collect() };
+    for (v, info) in p.vars.iter().enumerate() {
+        match info.upper {
+            Some(u) if u < 0 => return Err(IlpError::Infeasible),
+            Some(0) if info.integer => {
+                cl.union(v, n, 0)?;
+            }
+            _ => {}
+        }
+    }
+    // Substitute the classes into a constraint: (terms by root, rhs), terms merged and sorted.
+    let rewrite = |cl: &mut Classes, terms: &[(Var, i64)], rhs: i64| {
+        let mut out: Vec<(Var, i64)> = Vec::new();
+        let mut r = rhs as i128;
+        for &(v, k) in terms {
+            if !p.vars[v].integer {
+                out.push((v, k));
+                continue;
+            }
+            let (root, d) = cl.find(v);
+            r -= k as i128 * d as i128;
+            if root != n {
+                out.push((root, k));
+            }
+        }
+        out.sort_unstable_by_key(|t| t.0);
+        let mut merged: Vec<(Var, i64)> = Vec::new();
+        for (v, k) in out {
+            match merged.last_mut() {
+                Some(last) if last.0 == v => last.1 += k,
+                _ => merged.push((v, k)),
+            }
+        }
+        merged.retain(|t| t.1 != 0);
+        (merged, r)
+    };
+    loop {
+        let mut changed = false;
+        for c in p.constraints.iter().filter(|c| c.cmp == Cmp::Eq) {
+            let (terms, r) = rewrite(&mut cl, &c.terms, c.rhs);
+            if terms.iter().any(|&(v, _)| v >= n || !p.vars[v].integer) {
+                continue;
+            }
+            match terms.as_slice() {
+                [] if r != 0 => return Err(IlpError::Infeasible),
+                [(x, k)] => {
+                    if r % *k as i128 != 0 {
+                        return Err(IlpError::Infeasible);
+                    }
+                    let val = i64::try_from(r / *k as i128).map_err(|_| IlpError::TooLarge)?;
+                    changed |= cl.union(*x, n, val)?;
+                }
+                [(x, a), (y, b)] if *a == -*b => {
+                    if r % *a as i128 != 0 {
+                        return Err(IlpError::Infeasible);
+                    }
+                    let c = i64::try_from(r / *a as i128).map_err(|_| IlpError::TooLarge)?;
+                    // a·x - a·y = r: value(x) = value(y) + r/a
+                    changed |= cl.union(*x, *y, c)?;
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Per root: the shift that keeps every member non-negative, and the tightest upper bound.
+    let mut shift = vec![0i64; n];
+    let root_of: Vec<(usize, i64)> = (0..n).map(|v| cl.find(v)).collect();
+    for (v, &(root, d)) in root_of.iter().enumerate() {
+        if root == n {
+            if d < 0 || p.vars[v].upper.is_some_and(|u| d > u) {
+                return Err(IlpError::Infeasible);
+            }
+        } else {
+            shift[root] = shift[root].max(-d);
+        }
+    }
+    // value(v) = value(root) + d = y + (shift[root] + d), y >= 0 the reduced variable.
+    let mut reduced = Problem::default();
+    let mut index = vec![usize::MAX; n];
+    let mut map = Vec::with_capacity(n);
+    for (v, &(root, d)) in root_of.iter().enumerate() {
+        if root == n {
+            map.push((None, d));
+            continue;
+        }
+        if index[root] == usize::MAX {
+            index[root] = reduced.vars.len();
+            reduced.vars.push(VarInfo {
+                name: p.vars[root].name.clone(),
+                upper: None,
+                integer: p.vars[root].integer,
+            });
+        }
+        let off = shift[root] + d;
+        let rv = &mut reduced.vars[index[root]];
+        if let Some(u) = p.vars[v].upper {
+            let u = u - off;
+            if u < 0 {
+                return Err(IlpError::Infeasible);
+            }
+            rv.upper = Some(rv.upper.map_or(u, |w| w.min(u)));
+        }
+        map.push((Some(index[root]), off));
+    }
+    // Constraints in terms of the reduced variables: value(v) = y + off.
+    let subst = |terms: &[(Var, i64)], rhs: i128| -> Result<(Vec<(Var, i64)>, i64), IlpError> {
+        let mut r = rhs;
+        let mut out: Vec<(Var, i64)> = Vec::new();
+        for &(v, k) in terms {
+            let (y, off) = map[v];
+            r -= k as i128 * off as i128;
+            if let Some(y) = y {
+                out.push((y, k));
+            }
+        }
+        out.sort_unstable_by_key(|t| t.0);
+        let mut merged: Vec<(Var, i64)> = Vec::new();
+        for (v, k) in out {
+            match merged.last_mut() {
+                Some(last) if last.0 == v => last.1 += k,
+                _ => merged.push((v, k)),
+            }
+        }
+        merged.retain(|t| t.1 != 0);
+        Ok((merged, i64::try_from(r).map_err(|_| IlpError::TooLarge)?))
+    };
+    for c in &p.constraints {
+        let (terms, rhs) = subst(&c.terms, c.rhs as i128)?;
+        if terms.is_empty() {
+            let ok = match c.cmp {
+                Cmp::Le => 0 <= rhs,
+                Cmp::Eq => 0 == rhs,
+                Cmp::Ge => 0 >= rhs,
+            };
+            if !ok {
+                return Err(IlpError::Infeasible);
+            }
+            continue;
+        }
+        reduced.constraints.push(Constraint { terms, cmp: c.cmp, rhs });
+    }
+    let (objective, _) = subst(&p.objective, 0)?;
+    reduced.objective = objective;
+    Ok(Presolved { reduced, map })
 }
 
 /// Two-phase simplex: minimise `cost · x` subject to `rows`, `x >= 0`.
@@ -605,5 +835,55 @@ mod tests {
             assert_eq!(p.solve().unwrap(), a);
         }
         assert!(p.satisfied(&a.values));
+    }
+
+    /// Equalities `x = y + c` and `x = c` are substituted away before the simplex; the optimum
+    /// is the same as without the presolve.
+    #[test]
+    fn presolve_keeps_the_optimum() {
+        let mut p = Problem::default();
+        let x = p.int_var("x", None);
+        let y = p.int_var("y", None);
+        let z = p.int_var("z", Some(9));
+        let w = p.int_var("w", None);
+        let b = p.binary("b");
+        p.constrain(vec![(x, 1), (y, -1)], Cmp::Eq, 2); // x = y + 2
+        p.constrain(vec![(z, 2), (y, -2)], Cmp::Eq, -2); // z = y - 1
+        p.constrain(vec![(w, 1)], Cmp::Eq, 3);
+        p.constrain(vec![(x, 1), (w, 1), (b, -5)], Cmp::Ge, 6);
+        p.constrain(vec![(y, 1), (b, 4)], Cmp::Le, 5);
+        p.objective = vec![(x, 1), (z, 1), (b, 3)];
+        let pre = presolve(&p).unwrap();
+        assert_eq!(pre.reduced.vars.len(), 2, "x, y, z share one variable, w is fixed");
+        let with = p.solve().unwrap();
+        let without = p.solve_direct().unwrap();
+        assert_eq!(with.objective, without.objective);
+        assert!(p.satisfied(&with.values));
+        assert_eq!(with.values, vec![3, 1, 0, 3, 0]);
+    }
+
+    #[test]
+    fn presolve_detects_infeasible_equality_chains() {
+        // x = y + 1, y = z + 1, z = x + 1: no solution.
+        let mut p = Problem::default();
+        let v: Vec<Var> = (0..3).map(|i| p.int_var(format!("x{i}"), None)).collect();
+        for i in 0..3 {
+            p.constrain(vec![(v[i], 1), (v[(i + 1) % 3], -1)], Cmp::Eq, 1);
+        }
+        assert_eq!(p.solve(), Err(IlpError::Infeasible));
+        // x = y - 3 forces a negative x once y = 2.
+        let mut p = Problem::default();
+        let x = p.int_var("x", None);
+        let y = p.int_var("y", None);
+        p.constrain(vec![(x, 1), (y, -1)], Cmp::Eq, -3);
+        p.constrain(vec![(y, 1)], Cmp::Eq, 2);
+        assert_eq!(p.solve(), Err(IlpError::Infeasible));
+        // An upper bound violated through the chain.
+        let mut p = Problem::default();
+        let x = p.int_var("x", Some(1));
+        let y = p.int_var("y", None);
+        p.constrain(vec![(x, 1), (y, -1)], Cmp::Eq, 2);
+        assert_eq!(p.solve(), Err(IlpError::Infeasible));
+        assert_eq!(p.solve_direct(), Err(IlpError::Infeasible));
     }
 }

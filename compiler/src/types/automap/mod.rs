@@ -50,6 +50,8 @@ pub struct DefReport {
     pub constraints: usize,
     pub result: String,
     pub insertions: Vec<Insertion>,
+    /// The ILP itself (for benchmarks).
+    pub problem: Problem,
 }
 
 struct Built {
@@ -118,6 +120,7 @@ pub(crate) fn analyse(
         ilp: b.problem.to_string(),
         variables: b.problem.vars.len(),
         constraints: b.problem.constraints.len(),
+        problem: b.problem.clone(),
         ..DefReport::default()
     };
     if zero_feasible(&r) {

@@ -340,3 +340,76 @@ fn elaborations_check_without_automap_and_are_fixed_points() {
     }
     assert!(elaborated >= 14, "only {elaborated} corpus programs use AUTOMAP");
 }
+
+/// Type-checking time with and without AUTOMAP for every example, and the largest ILP's size and
+/// solve time (`cargo test -p ogham --release --lib automap_timing -- --ignored --nocapture`).
+/// Programs written in AUTOMAP style are compared with their elaboration checked without AUTOMAP.
+#[test]
+#[ignore]
+fn automap_timing() {
+    use std::time::Instant;
+    let time = |f: &dyn Fn()| {
+        let mut ts: Vec<f64> = (0..7)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        ts.sort_by(f64::total_cmp);
+        ts[3]
+    };
+    let (mut sum_ratio, mut n, mut worst) = (0.0, 0, (0.0, String::new()));
+    let mut largest = (0, 0, 0.0, String::new());
+    for (path, src) in corpus() {
+        if !path.to_string_lossy().contains("examples") {
+            continue;
+        }
+        let Ok(ast) = syntax::parse(&src) else { continue };
+        let (Ok(cp), reports) = check_automap_report(&ast) else { continue };
+        let explicit = if check_with(&ast, false).is_ok() {
+            ast.clone()
+        } else {
+            match syntax::parse(&super::print_elaborated(&cp, &[], &src)) {
+                Ok(a) => a,
+                Err(_) => continue,
+            }
+        };
+        let off = time(&|| {
+            let _ = check_with(&explicit, false);
+        });
+        let on = time(&|| {
+            let _ = check_with(&ast, true);
+        });
+        let ratio = on / off;
+        println!("{:50} off {off:7.3} ms  on {on:7.3} ms  x{ratio:.2}", path.display());
+        sum_ratio += ratio;
+        n += 1;
+        if ratio > worst.0 {
+            worst = (ratio, path.display().to_string());
+        }
+        for r in reports {
+            let t = time(&|| {
+                let _ = r.problem.solve();
+            });
+            if r.problem.vars.len() > largest.0 {
+                largest = (
+                    r.problem.vars.len(),
+                    r.problem.constraints.len(),
+                    t,
+                    format!("{}: {}", path.display(), r.name),
+                );
+            }
+        }
+    }
+    println!(
+        "mean overhead x{:.2} over {n} examples; worst x{:.2} ({})",
+        sum_ratio / n as f64,
+        worst.0,
+        worst.1
+    );
+    println!(
+        "largest ILP: {} variables, {} constraints, solved (whole, unsplit) in {:.3} ms ({})",
+        largest.0, largest.1, largest.2, largest.3
+    );
+}
