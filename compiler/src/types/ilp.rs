@@ -72,6 +72,9 @@ impl fmt::Display for IlpError {
 
 /// Branch-and-bound nodes explored before giving up.
 const NODE_LIMIT: usize = 20_000;
+/// Tableau cells built over a whole branch-and-bound search (see `solve_direct`).
+/// The largest search in examples/ and tests/ builds about 15 million.
+const WORK_LIMIT: usize = 100_000_000;
 
 impl Problem {
     pub fn int_var(&mut self, name: impl Into<String>, upper: Option<i64>) -> Var {
@@ -121,11 +124,19 @@ impl Problem {
         let upper: Vec<Option<i64>> = self.vars.iter().map(|v| v.upper).collect();
         let mut best: Option<(Rat, Vec<Rat>)> = None;
         let mut nodes = 0;
+        // Each node rebuilds a tableau of about this many cells; the budget bounds the whole
+        // search deterministically (no clock), so a pathological program gives up quickly.
+        let cells = (self.constraints.len() + n + 1) * (2 * n + self.constraints.len() + 1);
+        let mut work = 0usize;
         let root = self.relaxation(&lower, &upper)?;
         let mut stack = vec![(lower, upper, Some(root))];
         while let Some((lo, up, pre)) = stack.pop() {
             nodes += 1;
             if nodes > NODE_LIMIT {
+                return Err(IlpError::TooLarge);
+            }
+            work += cells;
+            if work > WORK_LIMIT {
                 return Err(IlpError::TooLarge);
             }
             let (obj, x) = match pre {
