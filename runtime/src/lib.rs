@@ -206,34 +206,10 @@ impl Loaded {
     /// Run entry point `entry` on `args`, with the interpreter's checks and messages.
     pub fn run(&mut self, entry: &str, args: &[Value]) -> Result<Vec<Value>, Diagnostic> {
         let Some(ep) = self.manifest.entry(entry).cloned() else {
-            let names: Vec<&str> = self.manifest.entries.iter().map(|e| e.name.as_str()).collect();
-            let available = if names.is_empty() { "none".to_string() } else { names.join(", ") };
-            return Err(Diagnostic::new(
-                Phase::Value,
-                Span::DUMMY,
-                format!("no entry point named `{entry}`; available: {available}"),
-            ));
+            let names = self.manifest.entries.iter().map(|e| e.name.as_str());
+            return Err(ogham::ir::unknown_entry(entry, names));
         };
-        let value_err = |msg: String| Diagnostic::new(Phase::Value, ep.span, msg);
-        if args.len() != ep.params.len() {
-            return Err(value_err(format!(
-                "`{entry}` takes {} argument{}, but {} {} given",
-                ep.params.len(),
-                if ep.params.len() == 1 { "" } else { "s" },
-                args.len(),
-                if args.len() == 1 { "was" } else { "were" }
-            )));
-        }
-        for (k, (a, t)) in args.iter().zip(&ep.params).enumerate() {
-            if a.elem_type() != t.elem || a.rank() != t.rank {
-                return Err(value_err(format!(
-                    "argument {} of `{entry}`: expected `{}`, got `{}`",
-                    k + 1,
-                    t.display,
-                    a.type_string()
-                )));
-            }
-        }
+        ogham::ir::check_entry_args(entry, &ep.params, ep.span, args)?;
         self.reset()?;
         let result = self.call(&ep, args);
         self.reset()?;

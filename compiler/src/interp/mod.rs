@@ -75,34 +75,10 @@ pub fn run_entry_with(
     limits: &Limits,
 ) -> Result<Vec<Value>, Diagnostic> {
     let Some(ep) = prog.entry(entry) else {
-        let names: Vec<&str> = prog.entries.iter().map(|e| e.name.as_str()).collect();
-        let available = if names.is_empty() { "none".to_string() } else { names.join(", ") };
-        return Err(Diagnostic::new(
-            Phase::Value,
-            crate::Span::DUMMY,
-            format!("no entry point named `{entry}`; available: {available}"),
-        ));
+        return Err(ir::unknown_entry(entry, prog.entries.iter().map(|e| e.name.as_str())));
     };
+    ir::check_entry_args(entry, &ep.params, ep.span, args)?;
     let value_err = |msg: String| Diagnostic::new(Phase::Value, ep.span, msg);
-    if args.len() != ep.params.len() {
-        return Err(value_err(format!(
-            "`{entry}` takes {} argument{}, but {} {} given",
-            ep.params.len(),
-            if ep.params.len() == 1 { "" } else { "s" },
-            args.len(),
-            if args.len() == 1 { "was" } else { "were" }
-        )));
-    }
-    for (k, (a, t)) in args.iter().zip(&ep.params).enumerate() {
-        if a.elem_type() != t.elem || a.rank() != t.rank {
-            return Err(value_err(format!(
-                "argument {} of `{entry}`: expected `{}`, got `{}`",
-                k + 1,
-                t.display,
-                a.type_string()
-            )));
-        }
-    }
     let analysis = liveness::analyse(prog, limits.max_depth)?;
     let meter = Meter::new(limits.max_live_elements);
     // The entry ABI: one i64 per dimension of each array argument, then the values.

@@ -444,3 +444,45 @@ impl Type {
         }
     }
 }
+
+/// The error for a call of an entry point that does not exist, listing those that do.
+pub fn unknown_entry<'a>(entry: &str, names: impl Iterator<Item = &'a str>) -> crate::Diagnostic {
+    let names: Vec<&str> = names.collect();
+    let available = if names.is_empty() { "none".to_string() } else { names.join(", ") };
+    crate::Diagnostic::new(
+        crate::diag::Phase::Value,
+        Span::DUMMY,
+        format!("no entry point named `{entry}`; available: {available}"),
+    )
+}
+
+/// Check that `args` fit an entry point's parameters (count, element types and ranks), with the
+/// messages every executor gives.
+pub fn check_entry_args(
+    entry: &str,
+    params: &[EntryType],
+    span: Span,
+    args: &[crate::value::Value],
+) -> Result<(), crate::Diagnostic> {
+    let value_err = |msg: String| crate::Diagnostic::new(crate::diag::Phase::Value, span, msg);
+    if args.len() != params.len() {
+        return Err(value_err(format!(
+            "`{entry}` takes {} argument{}, but {} {} given",
+            params.len(),
+            if params.len() == 1 { "" } else { "s" },
+            args.len(),
+            if args.len() == 1 { "was" } else { "were" }
+        )));
+    }
+    for (k, (a, t)) in args.iter().zip(params).enumerate() {
+        if a.elem_type() != t.elem || a.rank() != t.rank {
+            return Err(value_err(format!(
+                "argument {} of `{entry}`: expected `{}`, got `{}`",
+                k + 1,
+                t.display,
+                a.type_string()
+            )));
+        }
+    }
+    Ok(())
+}
