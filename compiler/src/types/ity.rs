@@ -202,6 +202,20 @@ impl Ty {
             t => t.clone(),
         }
     }
+
+    /// The same type with the outer arrays not unique.
+    pub fn without_unique(&self) -> Ty {
+        match self {
+            Ty::Array { dim, elem, unique: true } => {
+                Ty::Array { dim: dim.clone(), elem: elem.clone(), unique: false }
+            }
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(Ty::without_unique).collect()),
+            Ty::Record(fs) => {
+                Ty::Record(fs.iter().map(|(n, t)| (n.clone(), t.without_unique())).collect())
+            }
+            t => t.clone(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,6 +303,10 @@ pub(crate) struct TVarInfo {
     pub span: Span,
     /// The name of the scheme's type parameter this variable instantiates (for messages).
     pub hint: Option<Name>,
+    /// Instantiates a scheme's type parameter: it stands for a type without uniqueness, which
+    /// belongs to where a type is written (`vjp f x dy` must not consume `dy` because `f`
+    /// happens to return a unique array).
+    pub instance: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -339,6 +357,7 @@ impl Store {
             no_fun: false,
             span,
             hint: None,
+            instance: false,
         });
         Ty::Var(self.tvars.len() as u32 - 1)
     }
