@@ -41,6 +41,9 @@ mod rewrite;
 mod soac;
 pub mod sval;
 
+/// Dead-code removal, shared with the optimiser that runs after differentiation.
+pub use rewrite::dce;
+
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
