@@ -1,14 +1,17 @@
-//! A small exact integer linear program solver: a dense two-phase simplex over exact rationals
-//! (so results never depend on rounding) with depth-first branch and bound for integrality.
+//! A small integer linear program solver: a dense two-phase simplex with depth-first branch and
+//! bound for integrality, whose answers are exact and deterministic.
 //!
-//! The problems AUTOMAP builds are tiny (a few variables per application of one top-level
-//! definition, every variable bounded), so a dense tableau rebuilt at each node is fast enough and
-//! keeps the solver simple, deterministic and free of dependencies (it runs in wasm32 as is).
-//! Pivoting uses Bland's rule (no cycling); branching takes the lowest-numbered fractional
-//! variable, rounding down first; ties between optima are resolved by that fixed order, so the
-//! same problem always gives the same solution. A presolve first substitutes away the equalities
-//! between two variables (`x = y + c`, `x = c`) that make up most rank constraints, so the tableau
-//! only holds the variables that are really free.
+//! The problems AUTOMAP builds are small (a few variables per application of one top-level
+//! definition), so a dense tableau keeps the solver simple and free of dependencies (it runs in
+//! wasm32 as is). The search runs in f64 with tolerances; the integer solution it returns is
+//! checked exactly against the constraints, and if the check fails the same search is rerun over
+//! exact rationals. Pivoting uses Bland's rule (no cycling); a branch-and-bound child starts from
+//! its parent's optimal tableau plus the new bound row (dual simplex), not from scratch.
+//! Branching takes the lowest-numbered fractional variable, rounding down first; ties between
+//! optima are resolved by that fixed order, so the same problem always gives the same solution.
+//! A presolve first substitutes away the equalities between two variables (`x = y + c`,
+//! `x = c`) that make up most rank constraints, so the tableau only holds the variables that are
+//! really free.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -131,17 +134,15 @@ impl Problem {
     /// [`Problem::solve`] without the presolve.
     fn solve_direct<N: Num>(&self) -> Result<Solution, IlpError> {
         let n = self.vars.len();
-        let lower = vec![0i64; n];
-        let upper: Vec<Option<i64>> = self.vars.iter().map(|v| v.upper).collect();
         let mut best: Option<(N, Vec<N>)> = None;
         let mut nodes = 0;
-        // Each node rebuilds a tableau of about this many cells; the budget bounds the whole
-        // search deterministically (no clock), so a pathological program gives up quickly.
-        let cells = (self.constraints.len() + n + 1) * (2 * n + self.constraints.len() + 1);
+        // The budget counts tableau cells over the whole search: it bounds the work
+        // deterministically (no clock), so a pathological program gives up quickly.
         let mut work = 0usize;
-        let root = self.relaxation::<N>(&lower, &upper)?;
-        let mut stack = vec![(lower, upper, Some(root))];
-        while let Some((lo, up, pre)) = stack.pop() {
+        let root = self.root_lp::<N>()?;
+        // Depth first; a child is its parent's optimal LP plus one bound.
+        let mut stack: Vec<(Lp<N>, Option<Bound>)> = vec![(root, None)];
+        while let Some((mut lp, bound)) = stack.pop() {
             nodes += 1;
             COUNTERS.with(|c| {
                 let mut k = c.get();
@@ -151,18 +152,18 @@ impl Problem {
             if nodes > NODE_LIMIT {
                 return Err(IlpError::TooLarge);
             }
-            work += cells;
+            work += lp.cells();
             if work > WORK_LIMIT {
                 return Err(IlpError::TooLarge);
             }
-            let (obj, x) = match pre {
-                Some(r) => r,
-                None => match self.relaxation::<N>(&lo, &up) {
-                    Ok(r) => r,
+            if let Some((v, cmp, val)) = bound {
+                match lp.add_bound(v, cmp, val) {
+                    Ok(()) => {}
                     Err(IlpError::Infeasible) => continue,
                     Err(e) => return Err(e),
-                },
-            };
+                }
+            }
+            let (obj, x) = lp.solution()?;
             if let Some((b, _)) = &best {
                 // The objective has integer coefficients, so an integral optimum is at least
                 // the relaxation's ceiling.
@@ -176,12 +177,8 @@ impl Problem {
                 Some(i) => {
                     let fl = x[i].floor();
                     // Push "up" first so "down" is explored first.
-                    let mut lo2 = lo.clone();
-                    lo2[i] = fl + 1;
-                    stack.push((lo2, up.clone(), None));
-                    let mut up2 = up.clone();
-                    up2[i] = Some(fl);
-                    stack.push((lo.clone(), up2, None));
+                    stack.push((lp.clone(), Some((i, Cmp::Ge, fl + 1))));
+                    stack.push((lp, Some((i, Cmp::Le, fl))));
                 }
             }
         }
@@ -212,47 +209,32 @@ impl Problem {
             })
     }
 
-    /// The LP relaxation with the given bounds: (optimum, values).
-    fn relaxation<N: Num>(
-        &self,
-        lower: &[i64],
-        upper: &[Option<i64>],
-    ) -> Result<(N, Vec<N>), IlpError> {
-        if lower.iter().zip(upper).any(|(l, u)| u.is_some_and(|u| u < *l)) {
-            return Err(IlpError::Infeasible);
-        }
-        // Substitute x = lower + y (y >= 0), so bounds become rows only for upper bounds.
+    /// The root LP relaxation: every variable between 0 and its upper bound.
+    fn root_lp<N: Num>(&self) -> Result<Lp<N>, IlpError> {
         let n = self.vars.len();
         let mut rows: Vec<(Vec<N>, Cmp, N)> = Vec::new();
         for c in &self.constraints {
             let mut a = vec![N::ZERO; n];
-            let mut rhs = c.rhs as i128;
             for &(v, k) in &c.terms {
                 a[v] = a[v].add(N::int(k as i128))?;
-                rhs -= k as i128 * lower[v] as i128;
             }
-            rows.push((a, c.cmp, N::int(rhs)));
+            rows.push((a, c.cmp, N::int(c.rhs as i128)));
         }
-        for (v, u) in upper.iter().enumerate() {
-            if let Some(u) = u {
+        for (v, info) in self.vars.iter().enumerate() {
+            if let Some(u) = info.upper {
+                if u < 0 {
+                    return Err(IlpError::Infeasible);
+                }
                 let mut a = vec![N::ZERO; n];
                 a[v] = N::ONE;
-                rows.push((a, Cmp::Le, N::int((*u - lower[v]) as i128)));
+                rows.push((a, Cmp::Le, N::int(u as i128)));
             }
         }
         let mut cost = vec![N::ZERO; n];
-        let mut offset = N::ZERO;
         for &(v, k) in &self.objective {
             cost[v] = cost[v].add(N::int(k as i128))?;
-            offset = offset.add(N::int(k as i128 * lower[v] as i128))?;
         }
-        let (obj, y) = simplex(n, &rows, &cost)?;
-        let x = y
-            .iter()
-            .zip(lower)
-            .map(|(y, &l)| y.add(N::int(l as i128)))
-            .collect::<Result<_, _>>()?;
-        Ok((obj.add(offset)?, x))
+        simplex(n, &rows, &cost)
     }
 }
 
@@ -458,11 +440,7 @@ fn presolve(p: &Problem) -> Result<Presolved, IlpError> {
 }
 
 /// Two-phase simplex: minimise `cost · x` subject to `rows`, `x >= 0`.
-fn simplex<N: Num>(
-    n: usize,
-    rows: &[(Vec<N>, Cmp, N)],
-    cost: &[N],
-) -> Result<(N, Vec<N>), IlpError> {
+fn simplex<N: Num>(n: usize, rows: &[(Vec<N>, Cmp, N)], cost: &[N]) -> Result<Lp<N>, IlpError> {
     let m = rows.len();
     // Columns: n structural, one slack/surplus per inequality, one artificial per row that needs
     // one, then the right-hand side.
@@ -536,34 +514,136 @@ fn simplex<N: Num>(
             }
         }
     }
-    // Phase 2: the real objective, artificial columns excluded.
-    let mut c2 = vec![N::ZERO; width - 1];
+    // Rows whose artificial could not be driven out are zero outside the artificial columns
+    // (redundant equalities); they and the artificial columns go, which changes no pivot below.
+    let keep: Vec<bool> = basis.iter().map(|&b| b < art_start).collect();
+    let mut k = 0;
+    t.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+    basis.retain(|&b| b < art_start);
+    for row in &mut t {
+        row.drain(art_start..art_start + n_art);
+    }
+    // Phase 2: the real objective.
+    let mut c2 = vec![N::ZERO; art_start];
     c2[..n].copy_from_slice(cost);
     run(&mut t, &mut basis, &c2, art_start)?;
-    let mut x = vec![N::ZERO; n];
-    for (i, &b) in basis.iter().enumerate() {
-        if b < n {
-            x[b] = t[i][rhs_col];
-        }
-    }
-    let mut obj = N::ZERO;
-    for j in 0..n {
-        obj = obj.add(cost[j].mul(x[j])?)?;
-    }
-    Ok((obj, x))
+    Ok(Lp { t, basis, cost: c2, n })
 }
 
-/// Primal simplex iterations with Bland's rule over the columns `0..cols`. The reduced costs
-/// `c_j - c_B B^-1 a_j` are kept as an extra row updated by each pivot (basic columns stay at
-/// exactly zero), so an iteration scans one row instead of recomputing every column.
-fn run<N: Num>(
-    t: &mut [Vec<N>],
-    basis: &mut [usize],
-    cost: &[N],
-    cols: usize,
-) -> Result<(), IlpError> {
+/// A branching bound: `x_v <= k` (`Cmp::Le`) or `x_v >= k` (`Cmp::Ge`).
+type Bound = (Var, Cmp, i64);
+
+/// An LP solved to optimality, kept so that a branch-and-bound child (one more bound) starts
+/// from its parent's optimal basis: the new bound row is expressed in the nonbasic columns and
+/// a few dual simplex pivots restore feasibility, instead of two phases from scratch.
+#[derive(Clone)]
+struct Lp<N> {
+    /// Rows over the structural and slack columns, right-hand side last.
+    t: Vec<Vec<N>>,
+    basis: Vec<usize>,
+    /// Per column (without the right-hand side).
+    cost: Vec<N>,
+    n: usize,
+}
+
+impl<N: Num> Lp<N> {
+    fn cells(&self) -> usize {
+        self.t.len() * (self.cost.len() + 1)
+    }
+
+    /// (optimum, values of the structural variables).
+    fn solution(&self) -> Result<(N, Vec<N>), IlpError> {
+        let rhs = self.cost.len();
+        let mut x = vec![N::ZERO; self.n];
+        for (i, &b) in self.basis.iter().enumerate() {
+            if b < self.n {
+                x[b] = self.t[i][rhs];
+            }
+        }
+        let mut obj = N::ZERO;
+        for (c, xj) in self.cost.iter().zip(&x) {
+            obj = obj.add(c.mul(*xj)?)?;
+        }
+        Ok((obj, x))
+    }
+
+    /// Add `x_v <= val` (`Cmp::Le`) or `x_v >= val` (`Cmp::Ge`) and re-optimise.
+    fn add_bound(&mut self, v: Var, cmp: Cmp, val: i64) -> Result<(), IlpError> {
+        let s = self.cost.len();
+        for row in &mut self.t {
+            row.insert(s, N::ZERO);
+        }
+        self.cost.push(N::ZERO);
+        let rhs = s + 1;
+        // x_v + s = val, or -x_v + s = -val, with x_v replaced by its row when basic.
+        let mut row = vec![N::ZERO; rhs + 1];
+        match self.basis.iter().position(|&b| b == v) {
+            Some(r) => {
+                for (c, x) in row.iter_mut().zip(&self.t[r]) {
+                    *c = N::ZERO.sub(*x)?;
+                }
+                row[v] = N::ZERO;
+                row[rhs] = N::int(val as i128).add(row[rhs])?;
+            }
+            None => {
+                row[v] = N::ONE;
+                row[rhs] = N::int(val as i128);
+            }
+        }
+        if cmp == Cmp::Ge {
+            for c in &mut row {
+                *c = N::ZERO.sub(*c)?;
+            }
+        }
+        row[s] = N::ONE;
+        self.t.push(row);
+        self.basis.push(s);
+        self.dual_simplex()?;
+        run(&mut self.t, &mut self.basis, &self.cost, s + 1)
+    }
+
+    /// Dual simplex with Bland's rule (leave: the infeasible row with the smallest basic
+    /// variable; enter: the smallest ratio, ties to the smallest column), from a dual feasible
+    /// basis.
+    fn dual_simplex(&mut self) -> Result<(), IlpError> {
+        let rhs = self.cost.len();
+        let d = reduced_costs(&self.t, &self.basis, &self.cost)?;
+        let mut d = d;
+        for _ in 0..100_000 {
+            let leave = (0..self.t.len())
+                .filter(|&i| self.t[i][rhs].is_neg())
+                .min_by_key(|&i| self.basis[i]);
+            let Some(r) = leave else { return Ok(()) };
+            let mut enter: Option<(usize, N)> = None;
+            for (j, (&a, dj)) in self.t[r][..rhs].iter().zip(&d).enumerate() {
+                if !a.is_neg() {
+                    continue;
+                }
+                let ratio = dj.div(N::ZERO.sub(a)?)?;
+                if enter.as_ref().is_none_or(|(_, q)| ratio.cmp_to(q) == Ordering::Less) {
+                    enter = Some((j, ratio));
+                }
+            }
+            let Some((j, _)) = enter else { return Err(IlpError::Infeasible) };
+            pivot(&mut self.t, &mut self.basis, r, j)?;
+            let f = d[j];
+            for (dk, pv) in d.iter_mut().zip(&self.t[r]) {
+                if !pv.is_zero() {
+                    *dk = dk.sub(f.mul(*pv)?)?.clean();
+                }
+            }
+            COUNTERS.with(|c| c.set(c.get().with_pivot()));
+        }
+        Err(IlpError::TooLarge)
+    }
+}
+
+/// The reduced costs `c_j - c_B B^-1 a_j` of every column (and minus the objective at the end).
+fn reduced_costs<N: Num>(t: &[Vec<N>], basis: &[usize], cost: &[N]) -> Result<Vec<N>, IlpError> {
     let width = t.first().map_or(0, |r| r.len());
-    let rhs_col = width.saturating_sub(1);
     let mut d: Vec<N> = cost.to_vec();
     d.resize(width.max(cost.len()), N::ZERO);
     for (i, &b) in basis.iter().enumerate() {
@@ -577,6 +657,21 @@ fn run<N: Num>(
             }
         }
     }
+    Ok(d)
+}
+
+/// Primal simplex iterations with Bland's rule over the columns `0..cols`. The reduced costs
+/// `c_j - c_B B^-1 a_j` are kept as an extra row updated by each pivot (basic columns stay at
+/// exactly zero), so an iteration scans one row instead of recomputing every column.
+fn run<N: Num>(
+    t: &mut [Vec<N>],
+    basis: &mut [usize],
+    cost: &[N],
+    cols: usize,
+) -> Result<(), IlpError> {
+    let width = t.first().map_or(0, |r| r.len());
+    let rhs_col = width.saturating_sub(1);
+    let mut d = reduced_costs(t, basis, cost)?;
     for _ in 0..100_000 {
         let Some(j) = (0..cols).find(|&j| d[j].is_neg()) else { return Ok(()) };
         // Ratio test; Bland: smallest ratio, ties to the smallest basic index.
