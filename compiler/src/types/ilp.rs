@@ -1,14 +1,17 @@
-//! A small exact integer linear program solver: a dense two-phase simplex over exact rationals
-//! (so results never depend on rounding) with depth-first branch and bound for integrality.
+//! A small integer linear program solver: a dense two-phase simplex with depth-first branch and
+//! bound for integrality, whose answers are exact and deterministic.
 //!
-//! The problems AUTOMAP builds are tiny (a few variables per application of one top-level
-//! definition, every variable bounded), so a dense tableau rebuilt at each node is fast enough and
-//! keeps the solver simple, deterministic and free of dependencies (it runs in wasm32 as is).
-//! Pivoting uses Bland's rule (no cycling); branching takes the lowest-numbered fractional
-//! variable, rounding down first; ties between optima are resolved by that fixed order, so the
-//! same problem always gives the same solution. A presolve first substitutes away the equalities
-//! between two variables (`x = y + c`, `x = c`) that make up most rank constraints, so the tableau
-//! only holds the variables that are really free.
+//! The problems AUTOMAP builds are small (a few variables per application of one top-level
+//! definition), so a dense tableau keeps the solver simple and free of dependencies (it runs in
+//! wasm32 as is). The search runs in f64 with tolerances; the integer solution it returns is
+//! checked exactly against the constraints, and if the check fails the same search is rerun over
+//! exact rationals. Pivoting uses Bland's rule (no cycling); a branch-and-bound child starts from
+//! its parent's optimal tableau plus the new bound row (dual simplex), not from scratch.
+//! Branching takes the lowest-numbered fractional variable, rounding down first; ties between
+//! optima are resolved by that fixed order, so the same problem always gives the same solution.
+//! A presolve first substitutes away the equalities between two variables (`x = y + c`,
+//! `x = c`) that make up most rank constraints, so the tableau only holds the variables that are
+//! really free.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -96,8 +99,19 @@ impl Problem {
     /// AUTOMAP's rank constraints) are first eliminated by substitution (see [`presolve`]); the
     /// smaller problem is solved and its solution mapped back and checked exactly.
     pub fn solve(&self) -> Result<Solution, IlpError> {
+        COUNTERS.with(|c| {
+            let mut k = c.get();
+            k.solves += 1;
+            c.set(k)
+        });
         let pre = presolve(self)?;
-        let reduced = pre.reduced.solve_direct()?;
+        // The search runs in f64 (with tolerances); its integer answer is checked exactly, and the
+        // exact rational search is the fallback when the check fails.
+        let reduced = match pre.reduced.solve_direct::<F64>() {
+            Ok(s) if pre.reduced.satisfied(&s.values) => s,
+            Err(e @ (IlpError::Infeasible | IlpError::Unbounded)) => return Err(e),
+            _ => pre.reduced.solve_direct::<Rat>()?,
+        };
         let values: Vec<i64> = pre
             .map
             .iter()
@@ -112,41 +126,44 @@ impl Problem {
         let objective = i64::try_from(objective).map_err(|_| IlpError::TooLarge)?;
         if !self.satisfied(&values) {
             // Never expected; the unreduced problem is the reference.
-            return self.solve_direct();
+            return self.solve_direct::<Rat>();
         }
         Ok(Solution { values, objective })
     }
 
     /// [`Problem::solve`] without the presolve.
-    fn solve_direct(&self) -> Result<Solution, IlpError> {
+    fn solve_direct<N: Num>(&self) -> Result<Solution, IlpError> {
         let n = self.vars.len();
-        let lower = vec![0i64; n];
-        let upper: Vec<Option<i64>> = self.vars.iter().map(|v| v.upper).collect();
-        let mut best: Option<(Rat, Vec<Rat>)> = None;
+        let mut best: Option<(N, Vec<N>)> = None;
         let mut nodes = 0;
-        // Each node rebuilds a tableau of about this many cells; the budget bounds the whole
-        // search deterministically (no clock), so a pathological program gives up quickly.
-        let cells = (self.constraints.len() + n + 1) * (2 * n + self.constraints.len() + 1);
+        // The budget counts tableau cells over the whole search: it bounds the work
+        // deterministically (no clock), so a pathological program gives up quickly.
         let mut work = 0usize;
-        let root = self.relaxation(&lower, &upper)?;
-        let mut stack = vec![(lower, upper, Some(root))];
-        while let Some((lo, up, pre)) = stack.pop() {
+        let root = self.root_lp::<N>()?;
+        // Depth first; a child is its parent's optimal LP plus one bound.
+        let mut stack: Vec<(Lp<N>, Option<Bound>)> = vec![(root, None)];
+        while let Some((mut lp, bound)) = stack.pop() {
             nodes += 1;
+            COUNTERS.with(|c| {
+                let mut k = c.get();
+                k.nodes += 1;
+                c.set(k)
+            });
             if nodes > NODE_LIMIT {
                 return Err(IlpError::TooLarge);
             }
-            work += cells;
+            work += lp.cells();
             if work > WORK_LIMIT {
                 return Err(IlpError::TooLarge);
             }
-            let (obj, x) = match pre {
-                Some(r) => r,
-                None => match self.relaxation(&lo, &up) {
-                    Ok(r) => r,
+            if let Some((v, cmp, val)) = bound {
+                match lp.add_bound(v, cmp, val) {
+                    Ok(()) => {}
                     Err(IlpError::Infeasible) => continue,
                     Err(e) => return Err(e),
-                },
-            };
+                }
+            }
+            let (obj, x) = lp.solution()?;
             if let Some((b, _)) = &best {
                 // The objective has integer coefficients, so an integral optimum is at least
                 // the relaxation's ceiling.
@@ -160,23 +177,20 @@ impl Problem {
                 Some(i) => {
                     let fl = x[i].floor();
                     // Push "up" first so "down" is explored first.
-                    let mut lo2 = lo.clone();
-                    lo2[i] = fl + 1;
-                    stack.push((lo2, up.clone(), None));
-                    let mut up2 = up.clone();
-                    up2[i] = Some(fl);
-                    stack.push((lo.clone(), up2, None));
+                    stack.push((lp.clone(), Some((i, Cmp::Ge, fl + 1))));
+                    stack.push((lp, Some((i, Cmp::Le, fl))));
                 }
             }
         }
         let (obj, x) = best.ok_or(IlpError::Infeasible)?;
         let values: Vec<i64> = x.iter().map(|v| v.floor()).collect();
-        if !obj.is_integer() || !x.iter().all(Rat::is_integer) {
+        if !obj.is_integer() || !x.iter().all(N::is_integer) {
             return Err(IlpError::TooLarge);
         }
-        let sol = Solution { values, objective: obj.floor() };
-        debug_assert!(self.satisfied(&sol.values));
-        Ok(sol)
+        let objective: i128 =
+            self.objective.iter().map(|&(v, k)| k as i128 * values[v] as i128).sum();
+        let objective = i64::try_from(objective).map_err(|_| IlpError::TooLarge)?;
+        Ok(Solution { values, objective })
     }
 
     /// Whether integer values satisfy every constraint and bound (checked exactly).
@@ -195,47 +209,32 @@ impl Problem {
             })
     }
 
-    /// The LP relaxation with the given bounds: (optimum, values).
-    fn relaxation(
-        &self,
-        lower: &[i64],
-        upper: &[Option<i64>],
-    ) -> Result<(Rat, Vec<Rat>), IlpError> {
-        if lower.iter().zip(upper).any(|(l, u)| u.is_some_and(|u| u < *l)) {
-            return Err(IlpError::Infeasible);
-        }
-        // Substitute x = lower + y (y >= 0), so bounds become rows only for upper bounds.
+    /// The root LP relaxation: every variable between 0 and its upper bound.
+    fn root_lp<N: Num>(&self) -> Result<Lp<N>, IlpError> {
         let n = self.vars.len();
-        let mut rows: Vec<(Vec<Rat>, Cmp, Rat)> = Vec::new();
+        let mut rows: Vec<(Vec<N>, Cmp, N)> = Vec::new();
         for c in &self.constraints {
-            let mut a = vec![Rat::ZERO; n];
-            let mut rhs = c.rhs as i128;
+            let mut a = vec![N::ZERO; n];
             for &(v, k) in &c.terms {
-                a[v] = a[v].add(Rat::int(k as i128))?;
-                rhs -= k as i128 * lower[v] as i128;
+                a[v] = a[v].add(N::int(k as i128))?;
             }
-            rows.push((a, c.cmp, Rat::int(rhs)));
+            rows.push((a, c.cmp, N::int(c.rhs as i128)));
         }
-        for (v, u) in upper.iter().enumerate() {
-            if let Some(u) = u {
-                let mut a = vec![Rat::ZERO; n];
-                a[v] = Rat::ONE;
-                rows.push((a, Cmp::Le, Rat::int((*u - lower[v]) as i128)));
+        for (v, info) in self.vars.iter().enumerate() {
+            if let Some(u) = info.upper {
+                if u < 0 {
+                    return Err(IlpError::Infeasible);
+                }
+                let mut a = vec![N::ZERO; n];
+                a[v] = N::ONE;
+                rows.push((a, Cmp::Le, N::int(u as i128)));
             }
         }
-        let mut cost = vec![Rat::ZERO; n];
-        let mut offset = Rat::ZERO;
+        let mut cost = vec![N::ZERO; n];
         for &(v, k) in &self.objective {
-            cost[v] = cost[v].add(Rat::int(k as i128))?;
-            offset = offset.add(Rat::int(k as i128 * lower[v] as i128))?;
+            cost[v] = cost[v].add(N::int(k as i128))?;
         }
-        let (obj, y) = simplex(n, &rows, &cost)?;
-        let x = y
-            .iter()
-            .zip(lower)
-            .map(|(y, &l)| y.add(Rat::int(l as i128)))
-            .collect::<Result<_, _>>()?;
-        Ok((obj.add(offset)?, x))
+        simplex(n, &rows, &cost)
     }
 }
 
@@ -441,11 +440,7 @@ fn presolve(p: &Problem) -> Result<Presolved, IlpError> {
 }
 
 /// Two-phase simplex: minimise `cost · x` subject to `rows`, `x >= 0`.
-fn simplex(
-    n: usize,
-    rows: &[(Vec<Rat>, Cmp, Rat)],
-    cost: &[Rat],
-) -> Result<(Rat, Vec<Rat>), IlpError> {
+fn simplex<N: Num>(n: usize, rows: &[(Vec<N>, Cmp, N)], cost: &[N]) -> Result<Lp<N>, IlpError> {
     let m = rows.len();
     // Columns: n structural, one slack/surplus per inequality, one artificial per row that needs
     // one, then the right-hand side.
@@ -467,31 +462,31 @@ fn simplex(
     }
     let width = n + n_slack + n_art + 1;
     let rhs_col = width - 1;
-    let mut t = vec![vec![Rat::ZERO; width]; m];
+    let mut t = vec![vec![N::ZERO; width]; m];
     let mut basis = vec![0usize; m];
     let mut slack = n;
     let mut art = n + n_slack;
     for (i, ((a, _, rhs), (neg, cmp))) in rows.iter().zip(&kinds).enumerate() {
-        let sign = if *neg { Rat::int(-1) } else { Rat::ONE };
+        let sign = if *neg { N::int(-1) } else { N::ONE };
         for j in 0..n {
             t[i][j] = a[j].mul(sign)?;
         }
         t[i][rhs_col] = rhs.mul(sign)?;
         match cmp {
             Cmp::Le => {
-                t[i][slack] = Rat::ONE;
+                t[i][slack] = N::ONE;
                 basis[i] = slack;
                 slack += 1;
             }
             Cmp::Ge => {
-                t[i][slack] = Rat::int(-1);
+                t[i][slack] = N::int(-1);
                 slack += 1;
-                t[i][art] = Rat::ONE;
+                t[i][art] = N::ONE;
                 basis[i] = art;
                 art += 1;
             }
             Cmp::Eq => {
-                t[i][art] = Rat::ONE;
+                t[i][art] = N::ONE;
                 basis[i] = art;
                 art += 1;
             }
@@ -500,9 +495,9 @@ fn simplex(
     let art_start = n + n_slack;
     // Phase 1: minimise the sum of the artificials.
     if n_art > 0 {
-        let mut c1 = vec![Rat::ZERO; width - 1];
+        let mut c1 = vec![N::ZERO; width - 1];
         for c in c1.iter_mut().skip(art_start) {
-            *c = Rat::ONE;
+            *c = N::ONE;
         }
         run(&mut t, &mut basis, &c1, width - 1)?;
         let infeas =
@@ -519,47 +514,168 @@ fn simplex(
             }
         }
     }
-    // Phase 2: the real objective, artificial columns excluded.
-    let mut c2 = vec![Rat::ZERO; width - 1];
+    // Rows whose artificial could not be driven out are zero outside the artificial columns
+    // (redundant equalities); they and the artificial columns go, which changes no pivot below.
+    let keep: Vec<bool> = basis.iter().map(|&b| b < art_start).collect();
+    let mut k = 0;
+    t.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+    basis.retain(|&b| b < art_start);
+    for row in &mut t {
+        row.drain(art_start..art_start + n_art);
+    }
+    // Phase 2: the real objective.
+    let mut c2 = vec![N::ZERO; art_start];
     c2[..n].copy_from_slice(cost);
     run(&mut t, &mut basis, &c2, art_start)?;
-    let mut x = vec![Rat::ZERO; n];
-    for (i, &b) in basis.iter().enumerate() {
-        if b < n {
-            x[b] = t[i][rhs_col];
-        }
-    }
-    let mut obj = Rat::ZERO;
-    for j in 0..n {
-        obj = obj.add(cost[j].mul(x[j])?)?;
-    }
-    Ok((obj, x))
+    Ok(Lp { t, basis, cost: c2, n })
 }
 
-/// Primal simplex iterations with Bland's rule over the columns `0..cols`.
-fn run(t: &mut [Vec<Rat>], basis: &mut [usize], cost: &[Rat], cols: usize) -> Result<(), IlpError> {
-    let rhs_col = t.first().map_or(0, |r| r.len() - 1);
-    for _ in 0..100_000 {
-        // Reduced costs: c_j - c_B B^-1 a_j.
-        let mut enter = None;
-        for j in 0..cols {
-            if basis.contains(&j) {
-                continue;
-            }
-            let mut rc = cost[j];
-            for (i, &b) in basis.iter().enumerate() {
-                if !t[i][j].is_zero() && !cost[b].is_zero() {
-                    rc = rc.sub(cost[b].mul(t[i][j])?)?;
-                }
-            }
-            if rc.is_neg() {
-                enter = Some(j);
-                break;
+/// A branching bound: `x_v <= k` (`Cmp::Le`) or `x_v >= k` (`Cmp::Ge`).
+type Bound = (Var, Cmp, i64);
+
+/// An LP solved to optimality, kept so that a branch-and-bound child (one more bound) starts
+/// from its parent's optimal basis: the new bound row is expressed in the nonbasic columns and
+/// a few dual simplex pivots restore feasibility, instead of two phases from scratch.
+#[derive(Clone)]
+struct Lp<N> {
+    /// Rows over the structural and slack columns, right-hand side last.
+    t: Vec<Vec<N>>,
+    basis: Vec<usize>,
+    /// Per column (without the right-hand side).
+    cost: Vec<N>,
+    n: usize,
+}
+
+impl<N: Num> Lp<N> {
+    fn cells(&self) -> usize {
+        self.t.len() * (self.cost.len() + 1)
+    }
+
+    /// (optimum, values of the structural variables).
+    fn solution(&self) -> Result<(N, Vec<N>), IlpError> {
+        let rhs = self.cost.len();
+        let mut x = vec![N::ZERO; self.n];
+        for (i, &b) in self.basis.iter().enumerate() {
+            if b < self.n {
+                x[b] = self.t[i][rhs];
             }
         }
-        let Some(j) = enter else { return Ok(()) };
+        let mut obj = N::ZERO;
+        for (c, xj) in self.cost.iter().zip(&x) {
+            obj = obj.add(c.mul(*xj)?)?;
+        }
+        Ok((obj, x))
+    }
+
+    /// Add `x_v <= val` (`Cmp::Le`) or `x_v >= val` (`Cmp::Ge`) and re-optimise.
+    fn add_bound(&mut self, v: Var, cmp: Cmp, val: i64) -> Result<(), IlpError> {
+        let s = self.cost.len();
+        for row in &mut self.t {
+            row.insert(s, N::ZERO);
+        }
+        self.cost.push(N::ZERO);
+        let rhs = s + 1;
+        // x_v + s = val, or -x_v + s = -val, with x_v replaced by its row when basic.
+        let mut row = vec![N::ZERO; rhs + 1];
+        match self.basis.iter().position(|&b| b == v) {
+            Some(r) => {
+                for (c, x) in row.iter_mut().zip(&self.t[r]) {
+                    *c = N::ZERO.sub(*x)?;
+                }
+                row[v] = N::ZERO;
+                row[rhs] = N::int(val as i128).add(row[rhs])?;
+            }
+            None => {
+                row[v] = N::ONE;
+                row[rhs] = N::int(val as i128);
+            }
+        }
+        if cmp == Cmp::Ge {
+            for c in &mut row {
+                *c = N::ZERO.sub(*c)?;
+            }
+        }
+        row[s] = N::ONE;
+        self.t.push(row);
+        self.basis.push(s);
+        self.dual_simplex()?;
+        run(&mut self.t, &mut self.basis, &self.cost, s + 1)
+    }
+
+    /// Dual simplex with Bland's rule (leave: the infeasible row with the smallest basic
+    /// variable; enter: the smallest ratio, ties to the smallest column), from a dual feasible
+    /// basis.
+    fn dual_simplex(&mut self) -> Result<(), IlpError> {
+        let rhs = self.cost.len();
+        let d = reduced_costs(&self.t, &self.basis, &self.cost)?;
+        let mut d = d;
+        for _ in 0..100_000 {
+            let leave = (0..self.t.len())
+                .filter(|&i| self.t[i][rhs].is_neg())
+                .min_by_key(|&i| self.basis[i]);
+            let Some(r) = leave else { return Ok(()) };
+            let mut enter: Option<(usize, N)> = None;
+            for (j, (&a, dj)) in self.t[r][..rhs].iter().zip(&d).enumerate() {
+                if !a.is_neg() {
+                    continue;
+                }
+                let ratio = dj.div(N::ZERO.sub(a)?)?;
+                if enter.as_ref().is_none_or(|(_, q)| ratio.cmp_to(q) == Ordering::Less) {
+                    enter = Some((j, ratio));
+                }
+            }
+            let Some((j, _)) = enter else { return Err(IlpError::Infeasible) };
+            pivot(&mut self.t, &mut self.basis, r, j)?;
+            let f = d[j];
+            for (dk, pv) in d.iter_mut().zip(&self.t[r]) {
+                if !pv.is_zero() {
+                    *dk = dk.sub(f.mul(*pv)?)?.clean();
+                }
+            }
+            COUNTERS.with(|c| c.set(c.get().with_pivot()));
+        }
+        Err(IlpError::TooLarge)
+    }
+}
+
+/// The reduced costs `c_j - c_B B^-1 a_j` of every column (and minus the objective at the end).
+fn reduced_costs<N: Num>(t: &[Vec<N>], basis: &[usize], cost: &[N]) -> Result<Vec<N>, IlpError> {
+    let width = t.first().map_or(0, |r| r.len());
+    let mut d: Vec<N> = cost.to_vec();
+    d.resize(width.max(cost.len()), N::ZERO);
+    for (i, &b) in basis.iter().enumerate() {
+        let cb = cost[b];
+        if cb.is_zero() {
+            continue;
+        }
+        for (dj, tij) in d.iter_mut().zip(&t[i]) {
+            if !tij.is_zero() {
+                *dj = dj.sub(cb.mul(*tij)?)?;
+            }
+        }
+    }
+    Ok(d)
+}
+
+/// Primal simplex iterations with Bland's rule over the columns `0..cols`. The reduced costs
+/// `c_j - c_B B^-1 a_j` are kept as an extra row updated by each pivot (basic columns stay at
+/// exactly zero), so an iteration scans one row instead of recomputing every column.
+fn run<N: Num>(
+    t: &mut [Vec<N>],
+    basis: &mut [usize],
+    cost: &[N],
+    cols: usize,
+) -> Result<(), IlpError> {
+    let width = t.first().map_or(0, |r| r.len());
+    let rhs_col = width.saturating_sub(1);
+    let mut d = reduced_costs(t, basis, cost)?;
+    for _ in 0..100_000 {
+        let Some(j) = (0..cols).find(|&j| d[j].is_neg()) else { return Ok(()) };
         // Ratio test; Bland: smallest ratio, ties to the smallest basic index.
-        let mut leave: Option<(usize, Rat)> = None;
+        let mut leave: Option<(usize, N)> = None;
         for (i, row) in t.iter().enumerate() {
             if row[j].is_pos() {
                 let ratio = row[rhs_col].div(row[j])?;
@@ -578,13 +694,26 @@ fn run(t: &mut [Vec<Rat>], basis: &mut [usize], cost: &[Rat], cols: usize) -> Re
         }
         let Some((i, _)) = leave else { return Err(IlpError::Unbounded) };
         pivot(t, basis, i, j)?;
+        let f = d[j];
+        for (dk, pv) in d.iter_mut().zip(&t[i]) {
+            if !pv.is_zero() {
+                *dk = dk.sub(f.mul(*pv)?)?.clean();
+            }
+        }
+        COUNTERS.with(|c| c.set(c.get().with_pivot()));
     }
     Err(IlpError::TooLarge)
 }
 
-fn pivot(t: &mut [Vec<Rat>], basis: &mut [usize], i: usize, j: usize) -> Result<(), IlpError> {
-    let p = t[i][j];
-    let prow: Vec<Rat> = t[i].iter().map(|v| v.div(p)).collect::<Result<_, _>>()?;
+fn pivot<N: Num>(
+    t: &mut [Vec<N>],
+    basis: &mut [usize],
+    i: usize,
+    j: usize,
+) -> Result<(), IlpError> {
+    let inv = t[i][j].recip()?;
+    let prow: Vec<N> = t[i].iter().map(|v| v.mul(inv)).collect::<Result<_, _>>()?;
+    let nz: Vec<usize> = (0..prow.len()).filter(|&c| !prow[c].is_zero()).collect();
     for (k, row) in t.iter_mut().enumerate() {
         if k == i {
             continue;
@@ -593,15 +722,40 @@ fn pivot(t: &mut [Vec<Rat>], basis: &mut [usize], i: usize, j: usize) -> Result<
         if f.is_zero() {
             continue;
         }
-        for (c, pv) in row.iter_mut().zip(&prow) {
-            if !pv.is_zero() {
-                *c = c.sub(f.mul(*pv)?)?;
-            }
+        for &c in &nz {
+            row[c] = row[c].sub(f.mul(prow[c])?)?.clean();
         }
     }
     t[i] = prow;
     basis[i] = j;
     Ok(())
+}
+
+/// Work done by the solver on this thread since the last [`take_counters`] (for benchmarks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Calls of [`Problem::solve`].
+    pub solves: usize,
+    /// Branch-and-bound nodes (LP relaxations).
+    pub nodes: usize,
+    /// Simplex pivots.
+    pub pivots: usize,
+}
+
+impl Counters {
+    fn with_pivot(mut self) -> Self {
+        self.pivots += 1;
+        self
+    }
+}
+
+thread_local! {
+    static COUNTERS: std::cell::Cell<Counters> = const { std::cell::Cell::new(Counters { solves: 0, nodes: 0, pivots: 0 }) };
+}
+
+/// The counters accumulated so far, reset to zero.
+pub fn take_counters() -> Counters {
+    COUNTERS.with(|c| c.replace(Counters::default()))
 }
 
 /// An exact rational with a positive denominator, in lowest terms; overflow is an error.
@@ -620,14 +774,32 @@ fn gcd(mut a: i128, mut b: i128) -> i128 {
     a
 }
 
-impl Rat {
-    const ZERO: Rat = Rat { num: 0, den: 1 };
-    const ONE: Rat = Rat { num: 1, den: 1 };
-
-    fn int(n: i128) -> Rat {
-        Rat { num: n, den: 1 }
+/// The arithmetic the simplex runs on: exact rationals ([`Rat`]) or tolerant floats ([`F64`]).
+trait Num: Copy + fmt::Debug {
+    const ZERO: Self;
+    const ONE: Self;
+    fn int(n: i128) -> Self;
+    fn add(self, o: Self) -> Result<Self, IlpError>;
+    fn sub(self, o: Self) -> Result<Self, IlpError>;
+    fn mul(self, o: Self) -> Result<Self, IlpError>;
+    fn recip(self) -> Result<Self, IlpError>;
+    fn div(self, o: Self) -> Result<Self, IlpError> {
+        self.mul(o.recip()?)
     }
+    fn is_zero(&self) -> bool;
+    fn is_neg(&self) -> bool;
+    fn is_pos(&self) -> bool;
+    fn is_integer(&self) -> bool;
+    fn floor(&self) -> i64;
+    fn ceil(&self) -> i64;
+    fn cmp_to(&self, o: &Self) -> Ordering;
+    /// Snap round-off noise to zero (keeps float tableaux sparse and their signs exact).
+    fn clean(self) -> Self {
+        self
+    }
+}
 
+impl Rat {
     fn new(num: i128, den: i128) -> Result<Rat, IlpError> {
         if den == 0 {
             return Err(IlpError::TooLarge);
@@ -640,8 +812,20 @@ impl Rat {
         }
         Ok(Rat { num, den })
     }
+}
+
+impl Num for Rat {
+    const ZERO: Self = Rat { num: 0, den: 1 };
+    const ONE: Self = Rat { num: 1, den: 1 };
+
+    fn int(n: i128) -> Rat {
+        Rat { num: n, den: 1 }
+    }
 
     fn add(self, o: Rat) -> Result<Rat, IlpError> {
+        if self.den == 1 && o.den == 1 {
+            return Ok(Rat::int(self.num.checked_add(o.num).ok_or(IlpError::TooLarge)?));
+        }
         if self.den == o.den {
             return Rat::new(self.num.checked_add(o.num).ok_or(IlpError::TooLarge)?, self.den);
         }
@@ -652,17 +836,23 @@ impl Rat {
     }
 
     fn sub(self, o: Rat) -> Result<Rat, IlpError> {
+        if self.den == 1 && o.den == 1 {
+            return Ok(Rat::int(self.num.checked_sub(o.num).ok_or(IlpError::TooLarge)?));
+        }
         self.add(Rat { num: -o.num, den: o.den })
     }
 
     fn mul(self, o: Rat) -> Result<Rat, IlpError> {
+        if self.den == 1 && o.den == 1 {
+            return Ok(Rat::int(self.num.checked_mul(o.num).ok_or(IlpError::TooLarge)?));
+        }
         let n = self.num.checked_mul(o.num).ok_or(IlpError::TooLarge)?;
         let d = self.den.checked_mul(o.den).ok_or(IlpError::TooLarge)?;
         Rat::new(n, d)
     }
 
-    fn div(self, o: Rat) -> Result<Rat, IlpError> {
-        self.mul(Rat::new(o.den, o.num)?)
+    fn recip(self) -> Result<Rat, IlpError> {
+        Rat::new(self.den, self.num)
     }
 
     fn is_zero(&self) -> bool {
@@ -685,6 +875,89 @@ impl Rat {
     }
     fn cmp_to(&self, o: &Rat) -> Ordering {
         (self.num * o.den).cmp(&(o.num * self.den))
+    }
+}
+
+/// Absolute tolerance of the float simplex: coefficients are small integers and the problems
+/// small, so genuine nonzero values are far above it.
+const EPS: f64 = 1e-9;
+
+/// An f64 with tolerant comparisons, for the fast search; its answers are checked exactly.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct F64(f64);
+
+fn finite(x: f64) -> Result<F64, IlpError> {
+    if x.is_finite() && x.abs() < 1e15 {
+        Ok(F64(x))
+    } else {
+        Err(IlpError::TooLarge)
+    }
+}
+
+impl Num for F64 {
+    const ZERO: Self = F64(0.0);
+    const ONE: Self = F64(1.0);
+
+    fn int(n: i128) -> F64 {
+        F64(n as f64)
+    }
+    fn add(self, o: F64) -> Result<F64, IlpError> {
+        finite(self.0 + o.0)
+    }
+    fn sub(self, o: F64) -> Result<F64, IlpError> {
+        finite(self.0 - o.0)
+    }
+    fn mul(self, o: F64) -> Result<F64, IlpError> {
+        finite(self.0 * o.0)
+    }
+    fn recip(self) -> Result<F64, IlpError> {
+        if self.is_zero() {
+            return Err(IlpError::TooLarge);
+        }
+        finite(1.0 / self.0)
+    }
+    fn is_zero(&self) -> bool {
+        self.0.abs() <= EPS
+    }
+    fn is_neg(&self) -> bool {
+        self.0 < -EPS
+    }
+    fn is_pos(&self) -> bool {
+        self.0 > EPS
+    }
+    fn is_integer(&self) -> bool {
+        (self.0 - self.0.round()).abs() <= 1e-6
+    }
+    fn floor(&self) -> i64 {
+        if self.is_integer() {
+            self.0.round() as i64
+        } else {
+            self.0.floor() as i64
+        }
+    }
+    fn ceil(&self) -> i64 {
+        if self.is_integer() {
+            self.0.round() as i64
+        } else {
+            self.0.ceil() as i64
+        }
+    }
+    fn cmp_to(&self, o: &F64) -> Ordering {
+        let tol = EPS * 1f64.max(self.0.abs()).max(o.0.abs());
+        if (self.0 - o.0).abs() <= tol {
+            Ordering::Equal
+        } else if self.0 < o.0 {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        }
+    }
+    fn clean(self) -> F64 {
+        if self.is_zero() {
+            F64::ZERO
+        } else {
+            self
+        }
     }
 }
 
@@ -867,7 +1140,7 @@ mod tests {
         let pre = presolve(&p).unwrap();
         assert_eq!(pre.reduced.vars.len(), 2, "x, y, z share one variable, w is fixed");
         let with = p.solve().unwrap();
-        let without = p.solve_direct().unwrap();
+        let without = p.solve_direct::<Rat>().unwrap();
         assert_eq!(with.objective, without.objective);
         assert!(p.satisfied(&with.values));
         assert_eq!(with.values, vec![3, 1, 0, 3, 0]);
@@ -895,6 +1168,6 @@ mod tests {
         let y = p.int_var("y", None);
         p.constrain(vec![(x, 1), (y, -1)], Cmp::Eq, 2);
         assert_eq!(p.solve(), Err(IlpError::Infeasible));
-        assert_eq!(p.solve_direct(), Err(IlpError::Infeasible));
+        assert_eq!(p.solve_direct::<Rat>(), Err(IlpError::Infeasible));
     }
 }

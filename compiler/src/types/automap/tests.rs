@@ -413,3 +413,31 @@ fn automap_timing() {
         largest.0, largest.1, largest.2, largest.3
     );
 }
+
+/// Where AUTOMAP's time goes, per example: ILP solves, branch-and-bound nodes and pivots
+/// (`cargo test -p ogham --lib automap_profile -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn automap_profile() {
+    use std::time::Instant;
+    for (path, src) in corpus() {
+        if !path.to_string_lossy().contains("examples") {
+            continue;
+        }
+        let Ok(ast) = syntax::parse(&src) else { continue };
+        let _ = crate::types::ilp::take_counters();
+        let t = Instant::now();
+        let _ = check_with(&ast, true);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let k = crate::types::ilp::take_counters();
+        if k.solves > 0 {
+            println!(
+                "{:40} {ms:9.2} ms  solves {:5} nodes {:7} pivots {:8}",
+                path.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default(),
+                k.solves,
+                k.nodes,
+                k.pivots
+            );
+        }
+    }
+}
