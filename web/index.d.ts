@@ -1,0 +1,74 @@
+// Types of the npm package `ogham` (hand-written; the API is in web/src/lib.rs).
+
+/** Where a diagnostic points: byte offsets into the source, 1-based line and column. */
+export interface Span {
+  start: number;
+  end: number;
+  line: number;
+  col: number;
+}
+
+export interface Diagnostic {
+  message: string;
+  severity: 'error' | 'warning';
+  /** "parse error", "type error", "size error", "rank error", "unsupported", "runtime error", "value error". */
+  phase: string;
+  /** null for problems outside the program (an unknown entry point, malformed arguments). */
+  span: Span | null;
+  hint: string | null;
+}
+
+export interface Stages {
+  /** The program after AUTOMAP (inserted maps and reps listed). */
+  elaborated: string | null;
+  /** The core IR after lowering. */
+  ir: string | null;
+  /** Per entry point, the program after differentiation and simplification. */
+  derivative: Record<string, string> | null;
+  /** Always null: the WGSL backend is not built yet. */
+  wgsl: string | null;
+  /** The wasm module as text. */
+  wasm: string | null;
+}
+
+export interface CompileResult {
+  diagnostics: Diagnostic[];
+  stages: Stages;
+  /** Milliseconds per stage that ran: parse, check, lower, ad, wasm, wat. */
+  timings: Record<string, number>;
+  /** The program's entry points. */
+  entries: string[];
+}
+
+export type ElemType =
+  | 'bool' | 'i8' | 'i16' | 'i32' | 'i64' | 'u8' | 'u16' | 'u32' | 'u64' | 'f16' | 'f32' | 'f64';
+
+export type TypedArray =
+  | Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint16Array | Uint32Array
+  | BigUint64Array | Float32Array | Float64Array;
+
+/** One result: a scalar has shape [] and one element. bool is a Uint8Array, f16 a Float32Array. */
+export interface Result {
+  type: ElemType;
+  shape: number[];
+  data: TypedArray;
+  /** The value in Futhark's value syntax. */
+  text: string;
+}
+
+export interface RunOptions {
+  /** Default "wasm". "webgpu" rejects until the GPU backend lands. */
+  backend?: 'wasm' | 'interp' | 'webgpu';
+}
+
+/** An error from `run`: `message` is the first diagnostic's. */
+export interface OghamError extends Error, Diagnostic {
+  diagnostics: Diagnostic[];
+}
+
+/** Load the compiler (once). In Node it reads the .wasm beside the package; in browsers it fetches it. */
+export function init(source?: string | URL | BufferSource | WebAssembly.Module): Promise<void>;
+export function compile(source: string): CompileResult;
+/** `args`: every argument in Futhark value syntax, e.g. "[1f32, 2f32] 3f32". */
+export function run(source: string, entry: string, args?: string, options?: RunOptions): Promise<Result[]>;
+export function version(): string;

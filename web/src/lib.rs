@@ -1,0 +1,382 @@
+//! The npm package `ogham`: the whole compiler in WebAssembly, for browsers and Node.
+//!
+//! * `compile(source)` → `{diagnostics, stages, timings, entries}` (see `index.d.ts`).
+//! * `run(source, entry, args, {backend})` → a promise of the results, each
+//!   `{type, shape, data, text}` with `data` a typed array; errors reject with an `Error` that
+//!   carries `diagnostics` of the same shape as `compile`'s.
+//!
+//! The wasm backend instantiates the generated module with the host's `WebAssembly.instantiate`
+//! and speaks the module's ABI through `ogham_runtime::abi`; the interpreter runs inside this
+//! module.
+
+mod pipeline;
+
+use js_sys::{Array, Object, Reflect};
+use ogham::backend::wasm;
+use ogham::prim::{f16, PrimValue};
+use ogham::value::{text, Value};
+use ogham_runtime::abi::{self, CallError, Word};
+use std::ops::Rem;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+pub use pipeline::{compile as compile_stages, line_col, Diag, Place, Stages};
+
+fn set(o: &Object, k: &str, v: impl Into<JsValue>) {
+    let _ = Reflect::set(o, &JsValue::from_str(k), &v.into());
+}
+
+fn opt_str(s: &Option<String>) -> JsValue {
+    s.as_deref().map_or(JsValue::NULL, JsValue::from_str)
+}
+
+fn now() -> f64 {
+    let perf = Reflect::get(&js_sys::global(), &"performance".into()).ok();
+    let f = perf.as_ref().and_then(|p| Reflect::get(p, &"now".into()).ok());
+    match (perf, f.and_then(|f| f.dyn_into::<js_sys::Function>().ok())) {
+        (Some(p), Some(f)) => f.call0(&p).ok().and_then(|v| v.as_f64()).unwrap_or(0.0),
+        _ => js_sys::Date::now(),
+    }
+}
+
+fn diag_js(d: &Diag) -> Object {
+    let o = Object::new();
+    set(&o, "message", d.message.as_str());
+    set(&o, "severity", d.severity);
+    set(&o, "phase", d.phase);
+    match &d.span {
+        Some(p) => {
+            let s = Object::new();
+            set(&s, "start", p.start as f64);
+            set(&s, "end", p.end as f64);
+            set(&s, "line", p.line as f64);
+            set(&s, "col", p.col as f64);
+            set(&o, "span", s);
+        }
+        None => set(&o, "span", JsValue::NULL),
+    }
+    set(&o, "hint", opt_str(&d.hint));
+    o
+}
+
+fn diags_js(ds: &[Diag]) -> Array {
+    ds.iter().map(diag_js).collect()
+}
+
+/// Compile `source` through every stage; never throws.
+#[wasm_bindgen]
+pub fn compile(source: &str) -> JsValue {
+    let c = pipeline::compile(source, &now);
+    let o = Object::new();
+    set(&o, "diagnostics", diags_js(&c.diagnostics));
+    let st = Object::new();
+    set(&st, "elaborated", opt_str(&c.stages.elaborated));
+    set(&st, "ir", opt_str(&c.stages.ir));
+    let der = Object::new();
+    for (e, text) in &c.stages.derivative {
+        set(&der, e, text.as_str());
+    }
+    let compiled = c.stages.ir.is_some();
+    set(&st, "derivative", if compiled { JsValue::from(der) } else { JsValue::NULL });
+    // The WGSL backend is not built yet: the field stays null rather than showing a stand-in.
+    set(&st, "wgsl", JsValue::NULL);
+    set(&st, "wasm", opt_str(&c.stages.wasm));
+    set(&o, "stages", st);
+    let t = Object::new();
+    for (name, ms) in &c.timings {
+        set(&t, name, *ms);
+    }
+    set(&o, "timings", t);
+    set(&o, "entries", c.entries.iter().map(|e| JsValue::from_str(e)).collect::<Array>());
+    o.into()
+}
+
+/// An `Error` whose message is the first diagnostic's, carrying them all.
+fn rejection(ds: &[Diag]) -> JsValue {
+    let msg = ds.first().map_or("error", |d| d.message.as_str());
+    let e = js_sys::Error::new(msg);
+    set(&e, "diagnostics", diags_js(ds));
+    if let Some(d) = ds.first() {
+        set(&e, "severity", d.severity);
+        set(&e, "phase", d.phase);
+        let first = diag_js(d);
+        let span = Reflect::get(&first, &"span".into()).unwrap_or(JsValue::NULL);
+        set(&e, "span", span);
+        set(&e, "hint", opt_str(&d.hint));
+    }
+    e.into()
+}
+
+fn value_js(v: &Value) -> Object {
+    let (elem, shape, data): (_, Vec<i64>, &[PrimValue]) = match v {
+        Value::Prim(p) => (p.ty(), vec![], std::slice::from_ref(p)),
+        Value::Array(a) => (a.elem, a.shape.clone(), &a.data),
+    };
+    macro_rules! typed {
+        ($arr:ty, $($pat:pat => $e:expr),*) => {{
+            let xs: Vec<_> = data.iter().map(|p| match *p { $($pat => $e,)* _ => Default::default() }).collect();
+            JsValue::from(<$arr>::from(&xs[..]))
+        }};
+    }
+    let data_js = match elem.name() {
+        "bool" => typed!(js_sys::Uint8Array, PrimValue::Bool(b) => b as u8),
+        "i8" => typed!(js_sys::Int8Array, PrimValue::I8(x) => x),
+        "i16" => typed!(js_sys::Int16Array, PrimValue::I16(x) => x),
+        "i32" => typed!(js_sys::Int32Array, PrimValue::I32(x) => x),
+        "i64" => typed!(js_sys::BigInt64Array, PrimValue::I64(x) => x),
+        "u8" => typed!(js_sys::Uint8Array, PrimValue::U8(x) => x),
+        "u16" => typed!(js_sys::Uint16Array, PrimValue::U16(x) => x),
+        "u32" => typed!(js_sys::Uint32Array, PrimValue::U32(x) => x),
+        "u64" => typed!(js_sys::BigUint64Array, PrimValue::U64(x) => x),
+        "f16" => typed!(js_sys::Float32Array, PrimValue::F16(x) => x.to_f32()),
+        "f32" => typed!(js_sys::Float32Array, PrimValue::F32(x) => x),
+        _ => typed!(js_sys::Float64Array, PrimValue::F64(x) => x),
+    };
+    let o = Object::new();
+    set(&o, "type", elem.name());
+    set(&o, "shape", shape.iter().map(|&d| JsValue::from(d as f64)).collect::<Array>());
+    set(&o, "data", data_js);
+    set(&o, "text", text::format_value(v));
+    o
+}
+
+/// The `math` functions a generated module imports, computed as the interpreter does.
+fn math_imports() -> Object {
+    let m = Object::new();
+    macro_rules! un {
+        ($($name:literal => $f:ident),*) => {$(
+            set(&m, concat!("f32.", $name), Closure::<dyn Fn(f32) -> f32>::new(|x: f32| x.$f()).into_js_value());
+            set(&m, concat!("f64.", $name), Closure::<dyn Fn(f64) -> f64>::new(|x: f64| x.$f()).into_js_value());
+        )*};
+    }
+    macro_rules! bin {
+        ($($name:literal => $f:ident),*) => {$(
+            set(&m, concat!("f32.", $name), Closure::<dyn Fn(f32, f32) -> f32>::new(|x: f32, y: f32| x.$f(y)).into_js_value());
+            set(&m, concat!("f64.", $name), Closure::<dyn Fn(f64, f64) -> f64>::new(|x: f64, y: f64| x.$f(y)).into_js_value());
+        )*};
+    }
+    un! { "exp" => exp, "log" => ln, "log2" => log2, "log10" => log10, "sin" => sin, "cos" => cos,
+    "tan" => tan, "asin" => asin, "acos" => acos, "atan" => atan, "sinh" => sinh,
+    "cosh" => cosh, "tanh" => tanh, "cbrt" => cbrt, "log1p" => ln_1p, "asinh" => asinh,
+    "acosh" => acosh, "atanh" => atanh }
+    // atan2(y, x) is `y.atan2(x)`: the first argument is the receiver, as for the others.
+    bin! { "atan2" => atan2, "hypot" => hypot, "pow" => powf, "fmod" => rem }
+    set(
+        &m,
+        "f32.fma",
+        Closure::<dyn Fn(f32, f32, f32) -> f32>::new(|a: f32, b: f32, c: f32| a.mul_add(b, c))
+            .into_js_value(),
+    );
+    set(
+        &m,
+        "f64.fma",
+        Closure::<dyn Fn(f64, f64, f64) -> f64>::new(|a: f64, b: f64, c: f64| a.mul_add(b, c))
+            .into_js_value(),
+    );
+    set(
+        &m,
+        "f16.round",
+        Closure::<dyn Fn(f32) -> f32>::new(|x: f32| f16::from_f32(x).to_f32()).into_js_value(),
+    );
+    set(
+        &m,
+        "f16.from_f64",
+        Closure::<dyn Fn(f64) -> f32>::new(|x: f64| f16::from_f64(x).to_f32()).into_js_value(),
+    );
+    set(
+        &m,
+        "f16.to_bits",
+        Closure::<dyn Fn(f32) -> i32>::new(|x: f32| f16::from_f32(x).to_bits() as i32)
+            .into_js_value(),
+    );
+    set(
+        &m,
+        "f16.from_bits",
+        Closure::<dyn Fn(i32) -> f32>::new(|b: i32| f16::from_bits(b as u16).to_f32())
+            .into_js_value(),
+    );
+    set(
+        &m,
+        "f64.to_i64_wrapping",
+        Closure::<dyn Fn(f64) -> i64>::new(|x: f64| -> i64 {
+            // As the interpreter: NaN and ±inf give 0, other values wrap modulo 2^64.
+            if !x.is_finite() || x.abs() >= 1.7014118346046923e38 {
+                0
+            } else {
+                x.trunc() as i128 as i64
+            }
+        })
+        .into_js_value(),
+    );
+    let imports = Object::new();
+    set(&imports, "math", m);
+    imports
+}
+
+/// A module instantiated by the host's WebAssembly engine.
+struct JsHost {
+    exports: Object,
+    memory: js_sys::WebAssembly::Memory,
+}
+
+fn internal(msg: impl Into<String>) -> ogham::Diagnostic {
+    abi::internal(msg)
+}
+
+impl JsHost {
+    fn bytes(&self) -> js_sys::Uint8Array {
+        js_sys::Uint8Array::new(&self.memory.buffer())
+    }
+
+    fn global(&self, name: &str) -> Option<JsValue> {
+        Reflect::get(&self.exports, &name.into()).ok().filter(|g| !g.is_undefined())
+    }
+}
+
+/// The message of a thrown JS value (a `WebAssembly.RuntimeError` for a trap).
+fn error_text(e: &JsValue) -> String {
+    match e.dyn_ref::<js_sys::Error>() {
+        Some(err) => String::from(err.message()),
+        None => e.as_string().unwrap_or_else(|| format!("{e:?}")),
+    }
+}
+
+impl abi::Host for JsHost {
+    fn call(&mut self, name: &str, args: &[Word]) -> Result<Option<Word>, CallError> {
+        let f = Reflect::get(&self.exports, &name.into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            .ok_or_else(|| {
+                CallError::Host(internal(format!("the module has no export `{name}`")))
+            })?;
+        let xs: Array = args
+            .iter()
+            .map(|w| match *w {
+                Word::I32(x) => JsValue::from(x),
+                Word::I64(x) => JsValue::from(js_sys::BigInt::from(x)),
+                Word::F32(x) => JsValue::from(x),
+                Word::F64(x) => JsValue::from(x),
+            })
+            .collect();
+        match f.apply(&JsValue::NULL, &xs) {
+            Ok(v) if v.is_undefined() => Ok(None),
+            // Only `alloc` and the entry points return a value, and both return an i32.
+            Ok(v) => Ok(v.as_f64().map(|x| Word::I32(x as i32))),
+            Err(e) => Err(CallError::Trap(error_text(&e))),
+        }
+    }
+
+    fn read(&self, addr: usize, n: usize) -> Result<Vec<u8>, ogham::Diagnostic> {
+        let mem = self.bytes();
+        let end = addr.checked_add(n).filter(|&e| e <= mem.length() as usize);
+        let end = end.ok_or_else(|| internal("a result lies outside memory"))?;
+        Ok(mem.subarray(addr as u32, end as u32).to_vec())
+    }
+
+    fn write(&mut self, addr: usize, bytes: &[u8]) -> Result<(), ogham::Diagnostic> {
+        let mem = self.bytes();
+        if addr.checked_add(bytes.len()).is_none_or(|e| e > mem.length() as usize) {
+            return Err(internal("an argument lies outside memory"));
+        }
+        mem.set(&js_sys::Uint8Array::from(bytes), addr as u32);
+        Ok(())
+    }
+
+    fn global_i32(&mut self, name: &str) -> i32 {
+        self.global(name)
+            .and_then(|g| Reflect::get(&g, &"value".into()).ok())
+            .and_then(|v| v.as_f64())
+            .map_or(0, |x| x as i32)
+    }
+
+    fn set_global_i32(&mut self, name: &str, v: i32) {
+        if let Some(g) = self.global(name) {
+            let _ = Reflect::set(&g, &"value".into(), &JsValue::from(v));
+        }
+    }
+}
+
+async fn instantiate(m: &wasm::WasmModule) -> Result<JsHost, ogham::Diagnostic> {
+    let p = js_sys::WebAssembly::instantiate_buffer(&m.bytes, &math_imports());
+    let res = wasm_bindgen_futures::JsFuture::from(p)
+        .await
+        .map_err(|e| internal(format!("cannot instantiate the module: {e:?}")))?;
+    let instance = Reflect::get(&res, &"instance".into())
+        .map_err(|_| internal("WebAssembly.instantiate gave no instance"))?;
+    // The exports object has a null prototype, so it is no `instanceof Object`: check by hand.
+    let exports: Object = Reflect::get(&instance, &"exports".into())
+        .ok()
+        .filter(JsValue::is_object)
+        .map(JsCast::unchecked_into)
+        .ok_or_else(|| internal("the instance has no exports"))?;
+    let memory = Reflect::get(&exports, &"memory".into())
+        .ok()
+        .and_then(|m| m.dyn_into().ok())
+        .ok_or_else(|| internal("the module exports no memory"))?;
+    Ok(JsHost { exports, memory })
+}
+
+async fn run_values(
+    source: &str,
+    entry: &str,
+    args: &str,
+    backend: &str,
+) -> Result<Vec<Value>, Vec<Diag>> {
+    let one = |d: &ogham::Diagnostic| vec![pipeline::diag(d, source)];
+    let compiled = pipeline::front_end(source)?;
+    // Argument errors point into the argument text, not the program.
+    let args = text::parse_values(args).map_err(|d| {
+        let mut d = pipeline::diag(&d, "");
+        d.span = None;
+        vec![d]
+    })?;
+    match backend {
+        "interp" => ogham::driver::run_interp(&compiled, entry, &args).map_err(|d| one(&d)),
+        "wasm" => {
+            let m = wasm::compile(&compiled.ir, &wasm::Options::default())
+                .map_err(|ds| ds.iter().map(|d| pipeline::diag(d, source)).collect::<Vec<_>>())?;
+            let mut host = instantiate(&m).await.map_err(|d| one(&d))?;
+            abi::run(&mut host, &m.manifest, entry, &args).map_err(|d| one(&d))
+        }
+        "webgpu" => Err(vec![Diag {
+            message:
+                "unsupported: the WebGPU backend is not available yet (use `wasm` or `interp`)"
+                    .into(),
+            severity: "error",
+            phase: "unsupported",
+            span: None,
+            hint: None,
+        }]),
+        other => Err(vec![Diag {
+            message: format!("unknown backend `{other}`"),
+            severity: "error",
+            phase: "value error",
+            span: None,
+            hint: Some("backends: `wasm`, `interp`, `webgpu`".into()),
+        }]),
+    }
+}
+
+/// Run entry point `entry` of `source` on `args` (Futhark value syntax) with the backend named by
+/// `options.backend` (`"wasm"`, the default, or `"interp"`).
+#[wasm_bindgen]
+pub fn run(source: String, entry: String, args: String, options: JsValue) -> js_sys::Promise {
+    let backend = if options.is_object() {
+        Reflect::get(&options, &"backend".into()).ok().and_then(|b| b.as_string())
+    } else {
+        None
+    };
+    let backend = backend.unwrap_or_else(|| "wasm".to_string());
+    wasm_bindgen_futures::future_to_promise(async move {
+        match run_values(&source, &entry, &args, &backend).await {
+            Ok(vs) => Ok(vs.iter().map(value_js).collect::<Array>().into()),
+            Err(ds) => Err(rejection(&ds)),
+        }
+    })
+}
+
+/// The compiler's version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}

@@ -1,0 +1,79 @@
+// Imports the built package (web/pkg must exist: web/build.sh) and runs programs on both backends.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { init, compile, run, version } from 'ogham';
+
+const dot = readFileSync(new URL('../../examples/dotprod.fut', import.meta.url), 'utf8');
+
+const program = `
+entry scale (a: f32) (xs: []f32) : []f32 = xs * a
+entry stats (xs: []i64) : (i64, i64) = (i64.sum xs, i64.maximum xs)
+entry at (xs: []i32) (i: i64) : i32 = xs[i]
+`;
+
+await init();
+
+test('version and compile', () => {
+  assert.match(version(), /^\d+\.\d+\.\d+$/);
+  const c = compile(program);
+  assert.deepEqual(c.diagnostics, []);
+  assert.match(c.stages.elaborated, /map/);
+  assert.match(c.stages.ir, /scale/);
+  assert.deepEqual(Object.keys(c.stages.derivative).sort(), ['at', 'scale', 'stats']);
+  assert.match(c.stages.wasm, /^\(module/);
+  assert.equal(c.stages.wgsl, null);
+  assert.deepEqual(c.entries, ['scale', 'stats', 'at']);
+  for (const k of ['parse', 'check', 'lower', 'ad', 'wasm', 'wat']) assert.equal(typeof c.timings[k], 'number');
+});
+
+test('a type error is a diagnostic with its line', () => {
+  const c = compile('def f (x: i32) = x\n\nentry main (x: i32) : bool = f x\n');
+  assert.equal(c.diagnostics.length, 1);
+  const d = c.diagnostics[0];
+  assert.match(d.message, /type mismatch/);
+  assert.equal(d.severity, 'error');
+  assert.equal(d.span.line, 3);
+  assert.equal(c.stages.ir, null);
+});
+
+for (const backend of ['wasm', 'interp']) {
+  test(`runs on ${backend}`, async () => {
+    const [r] = await run(program, 'scale', '2f32 [1f32, 2f32, 3f32]', { backend });
+    assert.equal(r.type, 'f32');
+    assert.deepEqual(r.shape, [3]);
+    assert.ok(r.data instanceof Float32Array);
+    assert.deepEqual(Array.from(r.data), [2, 4, 6]);
+    const [s, m] = await run(program, 'stats', '[3i64, 9i64, 4i64]', { backend });
+    assert.deepEqual(s.shape, []);
+    assert.equal(s.data[0], 16n);
+    assert.equal(m.text, '9i64');
+  });
+
+  test(`an example runs on ${backend}`, async () => {
+    const [r] = await run(dot, 'main', '[1f32, 2f32, 3f32] [4f32, 5f32, 6f32]', { backend });
+    assert.equal(r.text, '32.0f32');
+  });
+
+  test(`a run-time error rejects on ${backend}`, async () => {
+    await assert.rejects(run(program, 'at', '[1i32, 2i32] 5i64', { backend }), (e) => {
+      assert.ok(e instanceof Error);
+      assert.equal(e.message, 'index [5] out of bounds for array of shape [2]');
+      assert.equal(e.diagnostics[0].phase, 'runtime error');
+      assert.equal(e.span.line, 4);
+      return true;
+    });
+  });
+}
+
+test('compile errors and bad arguments reject with diagnostics', async () => {
+  await assert.rejects(run('entry main (x: i32) : i32 = x +', 'main', '1i32'), (e) => {
+    assert.equal(e.diagnostics[0].phase, 'parse error');
+    assert.ok(e.span.line >= 1);
+    return true;
+  });
+  await assert.rejects(run(program, 'scale', '2f32'), /takes 2 arguments/);
+  await assert.rejects(run(program, 'nope', ''), /no entry point named `nope`/);
+  await assert.rejects(run(program, 'scale', '[1f32', {}), (e) => e.span === null);
+  await assert.rejects(run(program, 'scale', '2f32 [1f32]', { backend: 'webgpu' }), /unsupported/);
+});
