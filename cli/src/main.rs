@@ -3,6 +3,7 @@
 mod backend;
 mod gradcheck;
 mod run;
+mod serve;
 mod show;
 mod source;
 mod test;
@@ -28,6 +29,8 @@ enum Command {
     Gradcheck(gradcheck::Args),
     /// Run the test blocks of programs (files, or directories searched for `*.fut`).
     Test(test::Args),
+    /// Serve the built playground (www/dist) on localhost.
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,5 +39,6 @@ fn main() -> ExitCode {
         Command::Show(args) => show::main(&args),
         Command::Test(args) => test::main(&args),
         Command::Gradcheck(args) => gradcheck::main(&args),
+        Command::Serve(args) => serve::main(&args),
     }
 }

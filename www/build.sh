@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the playground into www/dist/: the compiler package (web/build.sh), the leptos app for
+# wasm32 through wasm-bindgen, and the static files. Serve it with `ogham serve`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target_dir="${CARGO_TARGET_DIR:-target}"
+web/build.sh
+cargo build -p ogham-playground --target wasm32-unknown-unknown --profile wasm-release
+rm -rf www/dist
+mkdir -p www/dist/ogham/pkg
+wasm-bindgen --target web --no-typescript --out-dir www/dist/app \
+  "$target_dir/wasm32-unknown-unknown/wasm-release/ogham_playground.wasm"
+cp www/index.html www/style.css www/worker.js www/dist/
+cp web/index.js web/package.json www/dist/ogham/
+cp web/pkg/ogham_web.js web/pkg/ogham_web_bg.wasm www/dist/ogham/pkg/
+echo "www/dist: the playground is built (serve it with: cargo run -p ogham-cli -- serve)"
