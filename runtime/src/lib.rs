@@ -2,6 +2,8 @@
 //! `math` imports, converts [`Value`]s to and from linear memory per the module's ABI, and maps
 //! traps back to the interpreter's diagnostics through the module's manifest.
 
+/// The wgpu executor for GPU programs (`ogham::backend::wgsl`).
+pub mod gpu;
 use std::cell::RefCell;
 
 use ogham::backend::wasm::{self, elem_size, ErrorCode, Manifest, WasmModule, ERR_ARGS};
