@@ -190,16 +190,20 @@ fn skip_gpu_limits(report: &mut FileReport, reasons: &mut BTreeMap<String, usize
         }) else {
             continue;
         };
-        // Numbers vary between programs; group by the words.
+        // Numbers vary between programs (values, sizes); group by the words.
         let mut key = String::new();
+        let (mut prev, mut in_num) = (' ', false);
         for c in why.chars() {
-            if c.is_ascii_digit() {
-                if !key.ends_with('N') {
+            if c.is_ascii_digit() && (in_num || !prev.is_ascii_alphanumeric()) {
+                if !in_num {
                     key.push('N');
                 }
-            } else {
-                key.push(c);
+                in_num = true;
+                continue;
             }
+            in_num = false;
+            key.push(c);
+            prev = c;
         }
         *reasons.entry(key).or_default() += 1;
         case.status = Status::Skipped(why);

@@ -11,6 +11,9 @@ use super::{
 use crate::ir::{self, Atom, DimIndex, Exp, Type, Var};
 use crate::prim::PrimType;
 
+/// A generated kernel: its WGSL, buffers and scalar arguments.
+type Built = (String, Vec<(BufRef, PrimType, Access)>, Vec<Atom>);
+
 struct HostGen<'a> {
     prog: &'a ir::Program,
     types: HashMap<Var, Type>,
@@ -528,7 +531,7 @@ impl HostGen<'_> {
         &mut self,
         types: HashMap<Var, Type>,
         sites: Vec<Site>,
-        res: R<(String, Vec<(BufRef, PrimType, Access)>, Vec<Atom>)>,
+        res: R<Built>,
         name: String,
     ) -> R<Dispatch> {
         self.types = types;
