@@ -8,4 +8,6 @@ pub enum BackendKind {
     Interp,
     /// Compiled to WebAssembly (SIMD128) and run by wasmtime.
     Wasm,
+    /// Compiled to WGSL compute kernels and a host schedule, run by wgpu (Vulkan).
+    Gpu,
 }

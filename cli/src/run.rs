@@ -62,6 +62,7 @@ pub fn main(args: &Args) -> ExitCode {
     let run = match args.backend {
         crate::backend::BackendKind::Interp => driver::run_interp(&compiled, &args.entry, &values),
         crate::backend::BackendKind::Wasm => run_wasm(&compiled, &args.entry, &values),
+        crate::backend::BackendKind::Gpu => run_gpu(&compiled, &args.entry, &values),
     };
     match run {
         Ok(results) => {
@@ -91,4 +92,19 @@ fn run_wasm(
         })?;
     let exec = ogham_runtime::Executor::new()?;
     exec.load(&m)?.run(entry, values)
+}
+
+fn run_gpu(
+    compiled: &driver::Compiled,
+    entry: &str,
+    values: &[ogham::value::Value],
+) -> Result<Vec<ogham::value::Value>, ogham::diag::Diagnostic> {
+    let gp = ogham::backend::wgsl::compile(&compiled.ir).map_err(|ds| {
+        ds.into_iter().next().unwrap_or_else(|| {
+            ogham::diag::Diagnostic::runtime(ogham::diag::Span::DUMMY, "compilation failed")
+        })
+    })?;
+    let mut gpu = ogham_runtime::gpu::Gpu::new()?;
+    let loaded = gpu.load(gp)?;
+    gpu.run(&loaded, entry, values)
 }

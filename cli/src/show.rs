@@ -24,7 +24,7 @@ pub fn main(args: &Args) -> ExitCode {
         eprintln!("ogham: unknown stage `{}` (stages: {})", args.stage, names.join(", "));
         return ExitCode::FAILURE;
     };
-    if !stage.available() {
+    if !stage.available() && stage != Stage::Wgsl {
         eprintln!("ogham: stage `{}` is not available yet", stage.name());
         return ExitCode::FAILURE;
     }
@@ -38,6 +38,9 @@ pub fn main(args: &Args) -> ExitCode {
     };
     let shown = match (stage, &args.entry) {
         (Stage::Ad, Some(e)) => driver::show_ad_entry(&src, Some(e)),
+        (Stage::Wgsl, _) => driver::compile(&src)
+            .and_then(|c| ogham::backend::wgsl::compile(&c.ir))
+            .map(|gp| ogham::backend::wgsl::show(&gp)),
         _ => driver::show(stage, &src),
     };
     match shown {

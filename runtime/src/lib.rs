@@ -8,3 +8,6 @@ pub mod abi;
 mod engine;
 #[cfg(not(target_arch = "wasm32"))]
 pub use engine::*;
+/// The wgpu executor for GPU programs (`ogham::backend::wgsl`).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod gpu;

@@ -26,7 +26,7 @@ mod array;
 mod data;
 mod eval;
 mod liveness;
-mod prim_ops;
+pub(crate) mod prim_ops;
 mod soac;
 mod vector;
 

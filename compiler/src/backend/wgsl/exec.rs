@@ -1,0 +1,559 @@
+//! Runs a [`GpuProgram`]'s host schedule against a [`Device`]: scalars are evaluated here with the
+//! interpreter's semantics, arrays stay in device buffers between kernels, and only the scalars
+//! the host needs (reductions, single elements) and the entry's results are read back.
+//!
+//! Every element is one 32-bit word in a buffer (see the module docs of `wgsl`). A value that
+//! does not fit (an i64 outside the i32 range) is an `unsupported on the GPU backend` error.
+
+use std::collections::HashMap;
+
+use super::{BufRef, Dispatch, GpuProgram, HostBody, HostStm, MAX_ERR_ARGS, MAX_GROUPS, WORKGROUP};
+use crate::diag::{Diagnostic, Phase, Span};
+use crate::interp::prim_ops;
+use crate::ir::{self, Atom, Dim, Exp, LoopForm, Param, Type, Var};
+use crate::prim::{IntType, PrimType, PrimValue};
+use crate::value::{ArrayValue, Value};
+
+/// What the host schedule needs from a GPU. Buffers hold 32-bit words.
+pub trait Device {
+    type Buf: Clone;
+    /// A zero-filled buffer of at least `words` words (at least one).
+    fn alloc(&mut self, words: u64) -> Result<Self::Buf, Diagnostic>;
+    fn upload(&mut self, words: &[u32]) -> Result<Self::Buf, Diagnostic>;
+    fn download(
+        &mut self,
+        buf: &Self::Buf,
+        offset: u64,
+        words: u64,
+    ) -> Result<Vec<u32>, Diagnostic>;
+    /// A fresh buffer with the first `words` words of `src`.
+    fn copy(&mut self, src: &Self::Buf, words: u64) -> Result<Self::Buf, Diagnostic>;
+    fn write(&mut self, buf: &Self::Buf, offset: u64, words: &[u32]) -> Result<(), Diagnostic>;
+    /// Run `kernel` with `groups` workgroups (the device may spread them over two dimensions).
+    fn dispatch(
+        &mut self,
+        kernel: usize,
+        args: &[u32],
+        bufs: &[&Self::Buf],
+        groups: u64,
+    ) -> Result<(), Diagnostic>;
+    /// The error record (`1 + MAX_ERR_ARGS` words), cleared afterwards.
+    fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic>;
+}
+
+#[derive(Clone)]
+enum HVal<B> {
+    Prim(PrimValue),
+    Arr { buf: B, elem: PrimType, shape: Vec<i64> },
+}
+
+type R<T> = Result<T, Diagnostic>;
+
+fn rt(span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::runtime(span, msg)
+}
+
+fn unsupported(span: Span, msg: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::new(Phase::Runtime, span, format!("unsupported on the GPU backend: {msg}"))
+}
+
+/// A scalar as one word; i64/u64 must fit 32 bits.
+pub fn to_word(p: PrimValue, span: Span) -> R<u32> {
+    let too_big =
+        |v: i128| unsupported(span, format!("the 64-bit value {v} does not fit in 32 bits"));
+    Ok(match p {
+        PrimValue::Bool(b) => b as u32,
+        PrimValue::I8(x) => x as i32 as u32,
+        PrimValue::I16(x) => x as i32 as u32,
+        PrimValue::I32(x) => x as u32,
+        PrimValue::I64(x) => i32::try_from(x).map_err(|_| too_big(x as i128))? as u32,
+        PrimValue::U8(x) => x as u32,
+        PrimValue::U16(x) => x as u32,
+        PrimValue::U32(x) => x,
+        PrimValue::U64(x) => u32::try_from(x).map_err(|_| too_big(x as i128))?,
+        PrimValue::F32(x) => x.to_bits(),
+        PrimValue::F16(_) | PrimValue::F64(_) => {
+            return Err(unsupported(span, "64-bit and 16-bit floats"))
+        }
+    })
+}
+
+/// A word read back as a value of `t`.
+pub fn from_word(w: u32, t: PrimType) -> PrimValue {
+    match t {
+        PrimType::Bool => PrimValue::Bool(w != 0),
+        PrimType::Int(IntType::I8) => PrimValue::I8(w as i32 as i8),
+        PrimType::Int(IntType::I16) => PrimValue::I16(w as i32 as i16),
+        PrimType::Int(IntType::I32) => PrimValue::I32(w as i32),
+        PrimType::Int(IntType::I64) => PrimValue::I64(w as i32 as i64),
+        PrimType::Int(IntType::U8) => PrimValue::U8(w as u8),
+        PrimType::Int(IntType::U16) => PrimValue::U16(w as u16),
+        PrimType::Int(IntType::U32) => PrimValue::U32(w),
+        PrimType::Int(IntType::U64) => PrimValue::U64(w as u64),
+        PrimType::Float(_) => PrimValue::F32(f32::from_bits(w)),
+    }
+}
+
+fn prim_text(p: PrimValue) -> String {
+    match p {
+        PrimValue::F16(x) => x.to_f32().to_string(),
+        PrimValue::F32(x) => x.to_string(),
+        PrimValue::F64(x) => x.to_string(),
+        PrimValue::Bool(b) => b.to_string(),
+        _ => p.as_i128().map_or_else(String::new, |i| i.to_string()),
+    }
+}
+
+fn fill(msg: &str, vals: &[PrimValue]) -> String {
+    if msg.is_empty() {
+        return "assertion failed".to_string();
+    }
+    let mut out = String::new();
+    let mut it = vals.iter();
+    let mut rest = msg;
+    while let Some(k) = rest.find("{}") {
+        out.push_str(&rest[..k]);
+        match it.next() {
+            Some(v) => out.push_str(&prim_text(*v)),
+            None => out.push_str("{}"),
+        }
+        rest = &rest[k + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn shape_str(shape: &[i64]) -> String {
+    shape.iter().map(|d| format!("[{d}]")).collect()
+}
+
+/// Number of elements of `shape`, if it fits in 32 bits (the GPU's index width).
+fn elements(shape: &[i64], span: Span) -> R<u64> {
+    let n = shape.iter().try_fold(1u128, |acc, &d| (d >= 0).then(|| acc.saturating_mul(d as u128)));
+    match n {
+        Some(n) if n <= i32::MAX as u128 => Ok(n as u64),
+        Some(_) => Err(unsupported(
+            span,
+            format!("an array of shape {} (more than 2^31 elements)", shape_str(shape)),
+        )),
+        None => Err(rt(span, format!("negative size in shape {}", shape_str(shape)))),
+    }
+}
+
+/// Run one entry point.
+pub fn run_entry<D: Device>(
+    prog: &GpuProgram,
+    dev: &mut D,
+    entry: &str,
+    args: &[Value],
+) -> Result<Vec<Value>, Diagnostic> {
+    let ep =
+        prog.entries.iter().find(|e| e.name == entry).ok_or_else(|| {
+            ir::unknown_entry(entry, prog.entries.iter().map(|e| e.name.as_str()))
+        })?;
+    ir::check_entry_args(entry, &ep.params, ep.span, args)?;
+    let mut vals: Vec<HVal<D::Buf>> = Vec::new();
+    for a in args {
+        if let Value::Array(arr) = a {
+            vals.extend(arr.shape.iter().map(|&d| HVal::Prim(PrimValue::I64(d))));
+        }
+    }
+    for a in args {
+        vals.push(match a {
+            Value::Prim(p) => HVal::Prim(*p),
+            Value::Array(arr) => {
+                elements(&arr.shape, ep.span)?;
+                let words =
+                    arr.data.iter().map(|p| to_word(*p, ep.span)).collect::<R<Vec<u32>>>()?;
+                HVal::Arr { buf: dev.upload(&words)?, elem: arr.elem, shape: arr.shape.clone() }
+            }
+        });
+    }
+    let mut ex = Exec { prog, dev, env: HashMap::new(), depth: 0 };
+    let res = ex.call(ep.fun, vals, ep.span);
+    let res = match res {
+        Ok(r) => r,
+        Err(d) => return Err(ex.kernel_error()?.unwrap_or(d)),
+    };
+    if let Some(d) = ex.kernel_error()? {
+        return Err(d);
+    }
+    let exist = prog.funs.get(ep.fun).map_or(0, |f| f.existentials);
+    let mut out = Vec::new();
+    for v in res.into_iter().skip(exist) {
+        out.push(match v {
+            HVal::Prim(p) => Value::Prim(p),
+            HVal::Arr { buf, elem, shape } => {
+                let n = elements(&shape, ep.span)?;
+                let words = if n == 0 { Vec::new() } else { ex.dev.download(&buf, 0, n)? };
+                let data = words.into_iter().map(|w| from_word(w, elem)).collect();
+                Value::Array(
+                    ArrayValue::new(elem, shape, data)
+                        .ok_or_else(|| rt(ep.span, "internal error: a result of the wrong size"))?,
+                )
+            }
+        });
+    }
+    Ok(out)
+}
+
+struct Exec<'a, D: Device> {
+    prog: &'a GpuProgram,
+    dev: &'a mut D,
+    env: HashMap<Var, HVal<D::Buf>>,
+    depth: usize,
+}
+
+impl<D: Device> Exec<'_, D> {
+    /// The first error a kernel reported, as a diagnostic.
+    fn kernel_error(&mut self) -> R<Option<Diagnostic>> {
+        let rec = self.dev.take_error()?;
+        let code = rec.first().copied().unwrap_or(0);
+        if code == 0 {
+            return Ok(None);
+        }
+        let Some(site) = self.prog.sites.get(code as usize - 1) else {
+            return Ok(Some(rt(Span::DUMMY, "internal error: a kernel reported an unknown error")));
+        };
+        let vals: Vec<PrimValue> = site
+            .args
+            .iter()
+            .zip(rec.iter().skip(1).take(MAX_ERR_ARGS))
+            .map(|(t, w)| from_word(*w, *t))
+            .collect();
+        Ok(Some(rt(site.span, fill(&site.msg, &vals))))
+    }
+
+    fn checked<T>(&mut self, r: R<T>) -> R<T> {
+        match r {
+            Ok(v) => Ok(v),
+            Err(d) => Err(self.kernel_error()?.unwrap_or(d)),
+        }
+    }
+
+    fn call(&mut self, fun: usize, args: Vec<HVal<D::Buf>>, span: Span) -> R<Vec<HVal<D::Buf>>> {
+        let f =
+            self.prog.funs.get(fun).ok_or_else(|| rt(span, "internal error: no such function"))?;
+        if self.depth > 200 {
+            return Err(rt(span, "calls nested too deeply"));
+        }
+        for (p, v) in f.params.iter().zip(args) {
+            self.env.insert(p.var, v);
+        }
+        self.depth += 1;
+        let r = self.body(&f.body);
+        self.depth -= 1;
+        r
+    }
+
+    fn body(&mut self, b: &HostBody) -> R<Vec<HVal<D::Buf>>> {
+        for s in &b.stms {
+            self.stm(s)?;
+        }
+        b.result.iter().map(|a| self.atom(a, Span::DUMMY)).collect()
+    }
+
+    fn atom(&self, a: &Atom, span: Span) -> R<HVal<D::Buf>> {
+        match a {
+            Atom::Const(c) => Ok(HVal::Prim(*c)),
+            Atom::Var(v) => self.env.get(v).cloned().ok_or_else(|| {
+                rt(span, format!("internal error: `{}` is not bound", self.prog.name(*v)))
+            }),
+        }
+    }
+
+    fn prim(&self, a: &Atom, span: Span) -> R<PrimValue> {
+        match self.atom(a, span)? {
+            HVal::Prim(p) => Ok(p),
+            HVal::Arr { .. } => {
+                Err(rt(span, "internal error: an array where a scalar was expected"))
+            }
+        }
+    }
+
+    fn int(&self, a: &Atom, span: Span) -> R<i64> {
+        self.prim(a, span)?
+            .as_i128()
+            .and_then(|v| i64::try_from(v).ok())
+            .ok_or_else(|| rt(span, "internal error: not an integer"))
+    }
+
+    fn dim(&self, d: &Dim, span: Span) -> R<i64> {
+        match d {
+            Dim::Const(c) => Ok(*c),
+            Dim::Var(v) => self.int(&Atom::Var(*v), span),
+        }
+    }
+
+    fn shape_of(&self, t: &Type, span: Span) -> R<Vec<i64>> {
+        match t {
+            Type::Prim(_) => Ok(Vec::new()),
+            Type::Array { shape, .. } => shape.iter().map(|d| self.dim(d, span)).collect(),
+        }
+    }
+
+    fn arr(&self, v: Var, span: Span) -> R<(D::Buf, PrimType, Vec<i64>)> {
+        match self.atom(&Atom::Var(v), span)? {
+            HVal::Arr { buf, elem, shape } => Ok((buf, elem, shape)),
+            HVal::Prim(_) => Err(rt(span, "internal error: a scalar where an array was expected")),
+        }
+    }
+
+    fn bind(&mut self, pat: &[Param], vals: Vec<HVal<D::Buf>>) {
+        for (p, v) in pat.iter().zip(vals) {
+            self.env.insert(p.var, v);
+        }
+    }
+
+    fn flat_index(&self, idx: &[Atom], shape: &[i64], span: Span) -> R<u64> {
+        let is = idx.iter().map(|a| self.int(a, span)).collect::<R<Vec<_>>>()?;
+        if is.iter().zip(shape).any(|(&i, &d)| i < 0 || i >= d) || is.len() != shape.len() {
+            let shown: Vec<String> = is.iter().map(|i| i.to_string()).collect();
+            return Err(rt(
+                span,
+                format!(
+                    "index [{}] out of bounds for array of shape {}",
+                    shown.join(", "),
+                    shape_str(shape)
+                ),
+            ));
+        }
+        let mut off = 0u64;
+        for (&i, &d) in is.iter().zip(shape) {
+            off = off * d as u64 + i as u64;
+        }
+        Ok(off)
+    }
+
+    fn run_dispatch(
+        &mut self,
+        d: &Dispatch,
+        reserved: &[u32],
+        temps: &[D::Buf],
+        groups: u64,
+        span: Span,
+    ) -> R<()> {
+        let mut args = reserved.to_vec();
+        for a in &d.args {
+            let p = self.prim(a, span)?;
+            args.push(to_word(p, span)?);
+        }
+        let mut bufs = Vec::new();
+        for b in &d.bufs {
+            bufs.push(match b {
+                BufRef::Var(v) => self.arr(*v, span)?.0,
+                BufRef::Temp(k) => temps
+                    .get(*k)
+                    .cloned()
+                    .ok_or_else(|| rt(span, "internal error: no such temporary"))?,
+            });
+        }
+        let refs: Vec<&D::Buf> = bufs.iter().collect();
+        self.dev.dispatch(d.kernel, &args, &refs, groups)
+    }
+
+    fn stm(&mut self, s: &HostStm) -> R<()> {
+        match s {
+            HostStm::Scalar(st) => {
+                let v = self.scalar(st)?;
+                if let (Some(p), Some(v)) = (st.pat.first(), v) {
+                    self.env.insert(p.var, HVal::Prim(v));
+                }
+            }
+            HostStm::Alias { pat, arr } => {
+                let v = self.atom(&Atom::Var(*arr), Span::DUMMY)?;
+                self.env.insert(pat.var, v);
+            }
+            HostStm::Reshape { pat, arr, span } => {
+                let (buf, elem, old) = self.arr(*arr, *span)?;
+                let new = self.shape_of(&pat.ty, *span)?;
+                let n_new = new
+                    .iter()
+                    .try_fold(1i128, |a, &d| (d >= 0).then(|| a.saturating_mul(d as i128)));
+                let n_old: i128 = old.iter().map(|&d| d as i128).product();
+                if n_new != Some(n_old) {
+                    return Err(rt(
+                        *span,
+                        format!(
+                            "size mismatch: cannot reshape an array of shape {} to {}",
+                            shape_str(&old),
+                            shape_str(&new)
+                        ),
+                    ));
+                }
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape: new });
+            }
+            HostStm::ReadElem { pat, arr, idx, span } => {
+                let (buf, elem, shape) = self.arr(*arr, *span)?;
+                let off = self.flat_index(idx, &shape, *span)?;
+                let w = self.dev.download(&buf, off, 1)?;
+                if let Some(d) = self.kernel_error()? {
+                    return Err(d);
+                }
+                let w = w.first().copied().unwrap_or(0);
+                self.env.insert(pat.var, HVal::Prim(from_word(w, elem)));
+            }
+            HostStm::UpdateElem { pat, arr, idx, value, span } => {
+                let (buf, elem, shape) = self.arr(*arr, *span)?;
+                let off = self.flat_index(idx, &shape, *span)?;
+                let n = elements(&shape, *span)?;
+                let w = to_word(self.prim(value, *span)?, *span)?;
+                let copy = self.dev.copy(&buf, n)?;
+                self.dev.write(&copy, off, &[w])?;
+                self.env.insert(pat.var, HVal::Arr { buf: copy, elem, shape });
+            }
+            HostStm::Launch { outs, shape, dispatch, span } => {
+                let total = elements(
+                    &shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?,
+                    *span,
+                )?;
+                for p in outs {
+                    let sh = self.shape_of(&p.ty, *span)?;
+                    let n = elements(&sh, *span)?;
+                    let buf = self.dev.alloc(n)?;
+                    self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: sh });
+                }
+                if total > 0 {
+                    let groups = total.div_ceil(WORKGROUP as u64);
+                    self.run_dispatch(dispatch, &[], &[], groups, *span)?;
+                }
+            }
+            HostStm::Reduce { pat, w, passes, span } => {
+                let n = self.int(w, *span)?;
+                let groups = groups_for(n);
+                let k = pat.len();
+                let mut temps = Vec::new();
+                for _ in 0..k {
+                    temps.push(self.dev.alloc(groups)?);
+                }
+                for _ in 0..k {
+                    temps.push(self.dev.alloc(1)?);
+                }
+                let reserved = [to_word(PrimValue::I64(n), *span)?, groups as u32];
+                self.run_dispatch(&passes[0], &reserved, &temps, groups, *span)?;
+                self.run_dispatch(&passes[1], &reserved, &temps, 1, *span)?;
+                let mut vals = Vec::new();
+                for (j, p) in pat.iter().enumerate() {
+                    let w = self.dev.download(&temps[k + j], 0, 1)?;
+                    vals.push(HVal::Prim(from_word(w.first().copied().unwrap_or(0), p.ty.elem())));
+                }
+                if let Some(d) = self.kernel_error()? {
+                    return Err(d);
+                }
+                self.bind(pat, vals);
+            }
+            HostStm::Scan { pat, w, passes, span } => {
+                let n = self.int(w, *span)?;
+                elements(&[n], *span)?;
+                for p in pat {
+                    let buf = self.dev.alloc(n as u64)?;
+                    self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: vec![n] });
+                }
+                if n > 0 {
+                    let groups = groups_for(n);
+                    let mut temps = Vec::new();
+                    for _ in 0..pat.len() {
+                        temps.push(self.dev.alloc(groups)?);
+                    }
+                    let reserved = [to_word(PrimValue::I64(n), *span)?, groups as u32];
+                    self.run_dispatch(&passes[0], &reserved, &temps, groups, *span)?;
+                    self.run_dispatch(&passes[1], &reserved, &temps, 1, *span)?;
+                    self.run_dispatch(&passes[2], &reserved, &temps, groups, *span)?;
+                }
+            }
+            HostStm::If { pat, cond, then_body, else_body, span } => {
+                let c = self.prim(cond, *span)?.as_bool().unwrap_or(false);
+                let r = if c { self.body(then_body)? } else { self.body(else_body)? };
+                self.bind(pat, r);
+            }
+            HostStm::Loop { pat, params, form, body, span } => {
+                let mut vals =
+                    params.iter().map(|(_, a)| self.atom(a, *span)).collect::<R<Vec<_>>>()?;
+                match form {
+                    LoopForm::For { i, it, bound } => {
+                        let n = self.prim(bound, *span)?.as_i128().unwrap_or(0);
+                        let mut k: i128 = 0;
+                        while k < n {
+                            let ps: Vec<Param> = params.iter().map(|(p, _)| p.clone()).collect();
+                            self.bind(&ps, vals);
+                            self.env.insert(*i, HVal::Prim(PrimValue::int(*it, k)));
+                            vals = self.body(body)?;
+                            k += 1;
+                        }
+                    }
+                    LoopForm::While(c) => loop {
+                        let ps: Vec<Param> = params.iter().map(|(p, _)| p.clone()).collect();
+                        self.bind(&ps, vals);
+                        if !self.prim(&Atom::Var(*c), *span)?.as_bool().unwrap_or(false) {
+                            vals = ps
+                                .iter()
+                                .map(|p| self.atom(&Atom::Var(p.var), *span))
+                                .collect::<R<Vec<_>>>()?;
+                            break;
+                        }
+                        vals = self.body(body)?;
+                    },
+                }
+                self.bind(pat, vals);
+            }
+            HostStm::Call { pat, fun, args, span } => {
+                let vals = args.iter().map(|a| self.atom(a, *span)).collect::<R<Vec<_>>>()?;
+                let r = self.call(*fun, vals, *span)?;
+                self.bind(pat, r);
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluate a scalar statement (`None` for `Assert`, which binds nothing).
+    fn scalar(&mut self, s: &ir::Stm) -> R<Option<PrimValue>> {
+        let span = s.span;
+        let op = |r: Result<PrimValue, String>| r.map_err(|m| rt(span, m));
+        let v = match &s.exp {
+            Exp::Atom(a) => self.prim(a, span)?,
+            Exp::UnOp(o, _, a) => op(prim_ops::unop(*o, self.prim(a, span)?))?,
+            Exp::BinOp(o, _, a, b) => {
+                op(prim_ops::binop(*o, self.prim(a, span)?, self.prim(b, span)?))?
+            }
+            Exp::Cmp(o, _, a, b) => PrimValue::Bool(op_bool(
+                prim_ops::cmp(*o, self.prim(a, span)?, self.prim(b, span)?),
+                span,
+            )?),
+            Exp::Convert { from, to, arg } => {
+                op(prim_ops::convert(*from, *to, self.prim(arg, span)?))?
+            }
+            Exp::Math(f, _, args) => {
+                let args = args.iter().map(|a| self.prim(a, span)).collect::<R<Vec<_>>>()?;
+                op(prim_ops::math(*f, &args))?
+            }
+            Exp::Select(c, a, b) => {
+                if self.prim(c, span)?.as_bool().unwrap_or(false) {
+                    self.prim(a, span)?
+                } else {
+                    self.prim(b, span)?
+                }
+            }
+            Exp::Assert { cond, msg, vals } => {
+                if !self.prim(cond, span)?.as_bool().unwrap_or(false) {
+                    let vals = vals.iter().map(|a| self.prim(a, span)).collect::<R<Vec<_>>>()?;
+                    let d = rt(span, fill(msg, &vals));
+                    let r: R<()> = Err(d);
+                    self.checked(r)?;
+                }
+                return Ok(None);
+            }
+            _ => return Err(rt(span, "internal error: not a scalar statement")),
+        };
+        Ok(Some(v))
+    }
+}
+
+fn op_bool(r: Result<bool, String>, span: Span) -> R<bool> {
+    r.map_err(|m| rt(span, m))
+}
+
+/// Workgroups of a reduction or scan over `n` elements.
+pub fn groups_for(n: i64) -> u64 {
+    let n = n.max(1) as u64;
+    n.div_ceil(WORKGROUP as u64).clamp(1, MAX_GROUPS as u64)
+}

@@ -1,0 +1,792 @@
+//! The host schedule: control flow and scalar code stay on the host; each array-producing
+//! statement becomes a kernel (see `kernel` for the code inside one).
+
+use std::collections::HashMap;
+
+use super::kernel::{buffer_decls, load, store, Gen, KVal, R};
+use super::{
+    internal, unsupported, wgsl_type, Access, BufRef, Dispatch, GpuProgram, HostBody, HostFun,
+    HostStm, Kernel, Site, PRELUDE, WORKGROUP,
+};
+use crate::ir::{self, Atom, DimIndex, Exp, Type, Var};
+use crate::prim::PrimType;
+
+/// A generated kernel: its WGSL, buffers and scalar arguments.
+type Built = (String, Vec<(BufRef, PrimType, Access)>, Vec<Atom>);
+
+struct HostGen<'a> {
+    prog: &'a ir::Program,
+    types: HashMap<Var, Type>,
+    kernels: Vec<Kernel>,
+    sites: Vec<Site>,
+    /// Host functions: `Some` once generated (or being generated).
+    funs: Vec<Option<HostFun>>,
+    todo: Vec<usize>,
+}
+
+pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
+    let mut g = HostGen {
+        prog,
+        types: HashMap::new(),
+        kernels: Vec::new(),
+        sites: Vec::new(),
+        funs: vec![None; prog.funs.len()],
+        todo: prog.entries.iter().map(|e| e.fun).collect(),
+    };
+    let mut started = vec![false; prog.funs.len()];
+    while let Some(f) = g.todo.pop() {
+        if started.get(f).copied().unwrap_or(true) {
+            continue;
+        }
+        started[f] = true;
+        let hf = g.fun(f)?;
+        g.funs[f] = Some(hf);
+    }
+    let funs = g
+        .funs
+        .into_iter()
+        .enumerate()
+        .map(|(k, f)| {
+            f.unwrap_or_else(|| HostFun {
+                name: prog.funs.get(k).map_or(String::new(), |f| f.name.clone()),
+                params: Vec::new(),
+                existentials: 0,
+                ret: Vec::new(),
+                body: HostBody::default(),
+            })
+        })
+        .collect();
+    Ok(GpuProgram {
+        kernels: g.kernels,
+        funs,
+        entries: prog.entries.clone(),
+        sites: g.sites,
+        names: prog.names.clone(),
+    })
+}
+
+/// `fn main(...)` of a kernel, with its bindings and workgroup arrays.
+fn assemble(gen: &Gen, shared: &str, body: &str) -> String {
+    format!(
+        "{PRELUDE}\n{}{shared}\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{}{}{body}}}\n",
+        buffer_decls(&gen.bufs),
+        gen.pre,
+        gen.code
+    )
+}
+
+fn scalar_types(ps: &[ir::Param]) -> Option<Vec<PrimType>> {
+    ps.iter()
+        .map(|p| match p.ty {
+            Type::Prim(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
+impl HostGen<'_> {
+    fn fun(&mut self, f: usize) -> R<HostFun> {
+        let fd = &self.prog.funs[f];
+        for p in &fd.params {
+            self.types.insert(p.var, p.ty.clone());
+        }
+        let body = self.body(&fd.body)?;
+        Ok(HostFun {
+            name: fd.name.clone(),
+            params: fd.params.clone(),
+            existentials: fd.existentials,
+            ret: fd.ret.clone(),
+            body,
+        })
+    }
+
+    fn body(&mut self, b: &ir::Body) -> R<HostBody> {
+        let mut stms = Vec::new();
+        for s in &b.stms {
+            self.stm(s, &mut stms)?;
+        }
+        Ok(HostBody { stms, result: b.result.clone() })
+    }
+
+    fn kernel(&mut self, name: String, wgsl: String, bufs: &[(BufRef, PrimType, Access)]) -> usize {
+        self.kernels.push(Kernel { name, wgsl, buffers: bufs.iter().map(|b| b.2).collect() });
+        self.kernels.len() - 1
+    }
+
+    fn stm(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
+        for p in &s.pat {
+            self.types.insert(p.var, p.ty.clone());
+        }
+        let all_scalar = s.pat.iter().all(|p| matches!(p.ty, Type::Prim(_)));
+        let p0 = || s.pat.first().cloned().ok_or_else(|| internal(s.span, "no result"));
+        match &s.exp {
+            Exp::Atom(Atom::Var(v)) if !all_scalar => {
+                out.push(HostStm::Alias { pat: p0()?, arr: *v });
+            }
+            Exp::Copy(v) => out.push(HostStm::Alias { pat: p0()?, arr: *v }),
+            Exp::Atom(_)
+            | Exp::UnOp(..)
+            | Exp::BinOp(..)
+            | Exp::Cmp(..)
+            | Exp::Convert { .. }
+            | Exp::Math(..)
+            | Exp::Assert { .. }
+                if all_scalar =>
+            {
+                out.push(HostStm::Scalar(s.clone()))
+            }
+            Exp::Select(..) if all_scalar => out.push(HostStm::Scalar(s.clone())),
+            Exp::Select(..) => {
+                return Err(unsupported(s.span, "selecting between arrays on the host"))
+            }
+            Exp::Index { arr, idx }
+                if all_scalar && idx.iter().all(|i| matches!(i, DimIndex::Fix(_))) =>
+            {
+                let idx = idx
+                    .iter()
+                    .filter_map(|i| match i {
+                        DimIndex::Fix(a) => Some(*a),
+                        _ => None,
+                    })
+                    .collect();
+                out.push(HostStm::ReadElem { pat: p0()?, arr: *arr, idx, span: s.span });
+            }
+            Exp::Reshape { arr, .. } => {
+                out.push(HostStm::Reshape { pat: p0()?, arr: *arr, span: s.span })
+            }
+            Exp::Update { arr, idx, value }
+                if idx.iter().all(|i| matches!(i, DimIndex::Fix(_)))
+                    && matches!(self.types.get(arr), Some(t) if t.rank() == idx.len()) =>
+            {
+                let idx = idx
+                    .iter()
+                    .filter_map(|i| match i {
+                        DimIndex::Fix(a) => Some(*a),
+                        _ => None,
+                    })
+                    .collect();
+                out.push(HostStm::UpdateElem {
+                    pat: p0()?,
+                    arr: *arr,
+                    idx,
+                    value: *value,
+                    span: s.span,
+                });
+            }
+            Exp::Update { .. } => {
+                return Err(unsupported(s.span, "in-place updates of slices"));
+            }
+            Exp::If { cond, then_body, else_body, .. } => {
+                let then_body = self.body(then_body)?;
+                let else_body = self.body(else_body)?;
+                out.push(HostStm::If {
+                    pat: s.pat.clone(),
+                    cond: *cond,
+                    then_body,
+                    else_body,
+                    span: s.span,
+                });
+            }
+            Exp::Loop { params, form, body } => {
+                for (p, _) in params {
+                    self.types.insert(p.var, p.ty.clone());
+                }
+                if let ir::LoopForm::For { i, it, .. } = form {
+                    self.types.insert(*i, Type::Prim(PrimType::Int(*it)));
+                }
+                let body = self.body(body)?;
+                out.push(HostStm::Loop {
+                    pat: s.pat.clone(),
+                    params: params.clone(),
+                    form: form.clone(),
+                    body,
+                    span: s.span,
+                });
+            }
+            Exp::Apply { fun, args } => {
+                self.todo.push(*fun);
+                out.push(HostStm::Call {
+                    pat: s.pat.clone(),
+                    fun: *fun,
+                    args: args.clone(),
+                    span: s.span,
+                });
+            }
+            Exp::Reduce { w, lam, neutral, arrs, .. } => {
+                let tys = scalar_types(&s.pat)
+                    .ok_or_else(|| unsupported(s.span, "reductions of arrays"))?;
+                let p1 = self.reduce_pass1(s, lam, neutral, arrs, &tys)?;
+                let p2 = self.reduce_pass2(s, lam, neutral, &tys)?;
+                out.push(HostStm::Reduce {
+                    pat: s.pat.clone(),
+                    w: *w,
+                    passes: [p1, p2],
+                    span: s.span,
+                });
+            }
+            Exp::Scan { w, lam, neutral, arrs } => {
+                let tys: Option<Vec<PrimType>> = s
+                    .pat
+                    .iter()
+                    .map(|p| match &p.ty {
+                        Type::Array { elem, shape } if shape.len() == 1 => Some(*elem),
+                        _ => None,
+                    })
+                    .collect();
+                let tys = tys.ok_or_else(|| unsupported(s.span, "scans of arrays"))?;
+                let p1 = self.reduce_pass1(s, lam, neutral, arrs, &tys)?;
+                let p2 = self.scan_pass2(s, lam, neutral, &tys)?;
+                let p3 = self.scan_pass3(s, lam, neutral, arrs, &tys)?;
+                out.push(HostStm::Scan {
+                    pat: s.pat.clone(),
+                    w: *w,
+                    passes: [p1, p2, p3],
+                    span: s.span,
+                });
+            }
+            Exp::Scatter { dest, idx, vals, w } => self.scatter(s, *dest, idx, *vals, w, out)?,
+            Exp::Hist { dest, lam, is, vs, w, .. } => self.hist(s, dest, lam, *is, vs, w, out)?,
+            Exp::Ad { .. } => return Err(internal(s.span, "an AD construct survived")),
+            Exp::Map { .. }
+            | Exp::Iota { .. }
+            | Exp::Replicate { .. }
+            | Exp::Rearrange { .. }
+            | Exp::Concat { .. }
+            | Exp::ArrayLit { .. }
+            | Exp::Index { .. } => self.tabulate(s, out)?,
+            _ => return Err(internal(s.span, "a scalar expression with an array result")),
+        }
+        Ok(())
+    }
+
+    /// One invocation per element of the first result; each result of the statement with the
+    /// same shape is written by the same kernel (a map's function runs once per element).
+    fn tabulate(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
+        let mut groups: Vec<(Vec<ir::Dim>, Vec<usize>)> = Vec::new();
+        for (k, p) in s.pat.iter().enumerate() {
+            let Type::Array { shape, .. } = &p.ty else {
+                return Err(internal(s.span, "an array statement with a scalar result"));
+            };
+            match groups.iter_mut().find(|g| &g.0 == shape) {
+                Some(g) => g.1.push(k),
+                None => groups.push((shape.clone(), vec![k])),
+            }
+        }
+        for (shape, ks) in groups {
+            let ks2 = ks.clone();
+            self.launch(s, shape, ks, out, |gen, idx| {
+                match &s.exp {
+                    // A map's function runs once for all its results.
+                    Exp::Map { lam, arrs, .. } => {
+                        let i = idx.first().cloned().unwrap_or_default();
+                        for (p, a) in lam.params.iter().zip(arrs) {
+                            let v = match gen.var(*a)? {
+                                KVal::Arr(a) => gen.index(&a, std::slice::from_ref(&i))?,
+                                sc => sc,
+                            };
+                            gen.bind(p.var, v);
+                        }
+                        let res = gen.body(&lam.body)?;
+                        let mut vals = Vec::new();
+                        for &k in &ks2 {
+                            let r = res.get(k).cloned().ok_or_else(|| internal(s.span, "map"))?;
+                            vals.push(match r {
+                                KVal::Arr(a) => gen.index(&a, &idx[1..])?,
+                                sc => sc,
+                            });
+                        }
+                        Ok(vals)
+                    }
+                    _ => {
+                        gen.stm(s)?;
+                        let mut vals = Vec::new();
+                        for &k in &ks2 {
+                            let v = s.pat.get(k).ok_or_else(|| internal(s.span, "pattern"))?.var;
+                            vals.push(match gen.var(v)? {
+                                KVal::Arr(a) => gen.index(&a, idx)?,
+                                sc => sc,
+                            });
+                        }
+                        Ok(vals)
+                    }
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A kernel with one invocation per element of `shape`, writing results `ks` of `s`; `f`
+    /// emits the code for the element at a multi-index and returns its values.
+    fn launch(
+        &mut self,
+        s: &ir::Stm,
+        shape: Vec<ir::Dim>,
+        ks: Vec<usize>,
+        out: &mut Vec<HostStm>,
+        f: impl FnOnce(&mut Gen, &[String]) -> R<Vec<KVal>>,
+    ) -> R<()> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &mut sites, 0, s.span);
+            let dims = shape.iter().map(|d| gen.dim(d)).collect::<R<Vec<_>>>()?;
+            let total = if dims.is_empty() { "1".to_string() } else { dims.join(" * ") };
+            gen.line("let gid = i32((wg.x + wg.y * nwg.x) * 256u + lid);");
+            gen.line(&format!("if (gid >= {total}) {{ return; }}"));
+            let idx = gen.unravel("gid", &dims);
+            let vals = f(&mut gen, &idx)?;
+            for (&k, v) in ks.iter().zip(vals) {
+                let p = s.pat.get(k).ok_or_else(|| internal(s.span, "pattern"))?;
+                let KVal::Scalar(e, _) = v else {
+                    return Err(internal(s.span, "an element that is an array"));
+                };
+                let elem = p.ty.elem();
+                let b = gen.buffer(BufRef::Var(p.var), elem, Access::ReadWrite);
+                gen.line(&format!("b{b}[gid] = {};", store(&e, elem)));
+            }
+            let wgsl = assemble(&gen, "", "");
+            let args = gen.args.clone();
+            Ok((wgsl, gen.bufs.clone(), args))
+        })();
+        self.types = types;
+        self.sites = sites;
+        let (wgsl, bufs, args) = res?;
+        let name = format!("{}_{}", exp_name(&s.exp), self.kernels.len());
+        let kernel = self.kernel(name, wgsl, &bufs);
+        let outs = ks.iter().filter_map(|&k| s.pat.get(k).cloned()).collect();
+        out.push(HostStm::Launch {
+            outs,
+            shape,
+            dispatch: Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() },
+            span: s.span,
+        });
+        Ok(())
+    }
+
+    /// `scatter`: each destination element looks for the last `j` that writes it (the
+    /// interpreter's rule for duplicates), so no atomics are needed; O(n·w) work.
+    fn scatter(
+        &mut self,
+        s: &ir::Stm,
+        dest: Var,
+        idx: &[Var],
+        vals: Var,
+        w: &Atom,
+        out: &mut Vec<HostStm>,
+    ) -> R<()> {
+        let p = s.pat.first().ok_or_else(|| internal(s.span, "scatter"))?;
+        let Type::Array { shape, elem } = &p.ty else {
+            return Err(internal(s.span, "scatter result"));
+        };
+        let elem = *elem;
+        self.launch(s, shape.clone(), vec![0], out, |gen, ix| {
+            let KVal::Arr(d) = gen.var(dest)? else { return Err(internal(s.span, "scatter dest")) };
+            let KVal::Scalar(init, _) = gen.index(&d, ix)? else {
+                return Err(internal(s.span, "scatter element"));
+            };
+            let r = gen.fresh("r");
+            gen.line(&format!("var {r}: {} = {init};", wgsl_type(elem)));
+            let ws = gen.atom_i32(w)?;
+            let mut conds = Vec::new();
+            gen.open(&format!("for (var j = 0; j < {ws}; j++) {{"));
+            for (k, iv) in idx.iter().enumerate() {
+                let KVal::Arr(ia) = gen.var(*iv)? else {
+                    return Err(internal(s.span, "scatter index"));
+                };
+                let KVal::Scalar(e, t) = gen.index(&ia, &["j".to_string()])? else {
+                    return Err(internal(s.span, "scatter index"));
+                };
+                conds.push(format!(
+                    "({} == {})",
+                    super::kernel::to_i32(&e, t),
+                    ix.get(k).cloned().unwrap_or_default()
+                ));
+            }
+            gen.open(&format!("if ({}) {{", conds.join(" && ")));
+            let KVal::Arr(va) = gen.var(vals)? else {
+                return Err(internal(s.span, "scatter values"));
+            };
+            let mut vi = vec!["j".to_string()];
+            vi.extend(ix.iter().skip(idx.len()).cloned());
+            let KVal::Scalar(v, _) = gen.index(&va, &vi)? else {
+                return Err(internal(s.span, "scatter value"));
+            };
+            gen.line(&format!("{r} = {v};"));
+            gen.close();
+            gen.close();
+            Ok(vec![KVal::Scalar(r, elem)])
+        })
+    }
+
+    /// `hist`: each bin folds, in index order, the values whose index is that bin (any operator,
+    /// floats included, without atomics); O(bins·w) work.
+    #[allow(clippy::too_many_arguments)]
+    fn hist(
+        &mut self,
+        s: &ir::Stm,
+        dest: &[Var],
+        lam: &ir::Lambda,
+        is: Var,
+        vs: &[Var],
+        w: &Atom,
+        out: &mut Vec<HostStm>,
+    ) -> R<()> {
+        let mut tys = Vec::new();
+        let mut shape = None;
+        for p in &s.pat {
+            match &p.ty {
+                Type::Array { elem, shape: sh } if sh.len() == 1 => {
+                    tys.push(*elem);
+                    shape = Some(sh.clone());
+                }
+                _ => return Err(unsupported(s.span, "`hist` with array-valued bins")),
+            }
+        }
+        let shape = shape.ok_or_else(|| internal(s.span, "hist"))?;
+        let ks = (0..s.pat.len()).collect();
+        self.launch(s, shape, ks, out, |gen, ix| {
+            let bin = ix.first().cloned().unwrap_or_default();
+            let mut accs = Vec::new();
+            for (d, t) in dest.iter().zip(&tys) {
+                let KVal::Arr(da) = gen.var(*d)? else { return Err(internal(s.span, "hist dest")) };
+                let KVal::Scalar(e, _) = gen.index(&da, std::slice::from_ref(&bin))? else {
+                    return Err(internal(s.span, "hist element"));
+                };
+                let n = gen.fresh("acc");
+                gen.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+                accs.push(n);
+            }
+            let ws = gen.atom_i32(w)?;
+            let KVal::Arr(ia) = gen.var(is)? else { return Err(internal(s.span, "hist indices")) };
+            let vas = vs.iter().map(|v| gen.var(*v)).collect::<R<Vec<_>>>()?;
+            gen.open(&format!("for (var j = 0; j < {ws}; j++) {{"));
+            let KVal::Scalar(e, t) = gen.index(&ia, &["j".to_string()])? else {
+                return Err(internal(s.span, "hist index"));
+            };
+            gen.open(&format!("if ({} == {bin}) {{", super::kernel::to_i32(&e, t)));
+            let mut args: Vec<KVal> =
+                accs.iter().zip(&tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).collect();
+            for va in &vas {
+                args.push(match va {
+                    KVal::Arr(a) => gen.index(a, &["j".to_string()])?,
+                    sc => sc.clone(),
+                });
+            }
+            let res = gen.apply_lambda(lam, args)?;
+            gen.assign(&res, &accs)?;
+            gen.close();
+            gen.close();
+            Ok(accs.iter().zip(&tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).collect())
+        })
+    }
+
+    fn reduce_pass1(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        neutral: &[Atom],
+        arrs: &[Var],
+        tys: &[PrimType],
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &mut sites, 2, s.span);
+            let accs = thread_fold(&mut gen, lam, neutral, arrs, tys)?;
+            let shared = shared_decls(tys);
+            for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+                gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
+            }
+            gen.line("workgroupBarrier();");
+            gen.open("for (var s = 1u; s < 256u; s = s * 2u) {");
+            gen.open("if (lid % (2u * s) == 0u) {");
+            let mut args = Vec::new();
+            for (j, t) in tys.iter().enumerate() {
+                args.push(KVal::Scalar(gen.let_(&load(&format!("sh{j}[lid]"), *t), *t), *t));
+            }
+            for (j, t) in tys.iter().enumerate() {
+                args.push(KVal::Scalar(gen.let_(&load(&format!("sh{j}[lid + s]"), *t), *t), *t));
+            }
+            let res = gen.apply_lambda(lam, args)?;
+            for (j, (r, t)) in res.iter().zip(tys).enumerate() {
+                let KVal::Scalar(e, _) = r else { return Err(internal(s.span, "reduce")) };
+                gen.line(&format!("sh{j}[lid] = {};", store(e, *t)));
+            }
+            gen.close();
+            gen.line("workgroupBarrier();");
+            gen.close();
+            gen.open("if (lid == 0u) {");
+            for (j, t) in tys.iter().enumerate() {
+                let b = gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite);
+                gen.line(&format!("b{b}[wg.x] = sh{j}[0];"));
+            }
+            gen.close();
+            let wgsl = assemble(&gen, &shared, "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        self.finish(types, sites, res, format!("{}_pass1", exp_name(&s.exp)))
+    }
+
+    fn finish(
+        &mut self,
+        types: HashMap<Var, Type>,
+        sites: Vec<Site>,
+        res: R<Built>,
+        name: String,
+    ) -> R<Dispatch> {
+        self.types = types;
+        self.sites = sites;
+        let (wgsl, bufs, args) = res?;
+        let name = format!("{name}_{}", self.kernels.len());
+        let kernel = self.kernel(name, wgsl, &bufs);
+        Ok(Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() })
+    }
+
+    fn reduce_pass2(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        neutral: &[Atom],
+        tys: &[PrimType],
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let k = tys.len();
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &mut sites, 2, s.span);
+            gen.open("if (lid == 0u) {");
+            let accs = declare_accs(&mut gen, neutral, tys)?;
+            let parts: Vec<usize> = tys
+                .iter()
+                .enumerate()
+                .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, Access::Read))
+                .collect();
+            gen.open("for (var g = 0u; g < ogm_args[1]; g++) {");
+            fold_step(&mut gen, lam, &accs, tys, |j| format!("b{}[g]", parts[j]))?;
+            gen.close();
+            for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+                let b = gen.buffer(BufRef::Temp(k + j), *t, Access::ReadWrite);
+                gen.line(&format!("b{b}[0] = {};", store(a, *t)));
+            }
+            gen.close();
+            let wgsl = assemble(&gen, "", "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        self.finish(types, sites, res, format!("{}_pass2", exp_name(&s.exp)))
+    }
+
+    fn scan_pass2(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        neutral: &[Atom],
+        tys: &[PrimType],
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &mut sites, 2, s.span);
+            gen.open("if (lid == 0u) {");
+            let accs = declare_accs(&mut gen, neutral, tys)?;
+            let parts: Vec<usize> = tys
+                .iter()
+                .enumerate()
+                .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite))
+                .collect();
+            gen.open("for (var g = 0u; g < ogm_args[1]; g++) {");
+            // Exclusive: each partial becomes the fold of those before it.
+            let xs: Vec<KVal> = tys
+                .iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    KVal::Scalar(gen.let_(&load(&format!("b{}[g]", parts[j]), *t), *t), *t)
+                })
+                .collect();
+            for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+                gen.line(&format!("b{}[g] = {};", parts[j], store(a, *t)));
+            }
+            let args =
+                accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
+            let res = gen.apply_lambda(lam, args)?;
+            gen.assign(&res, &accs)?;
+            gen.close();
+            gen.close();
+            let wgsl = assemble(&gen, "", "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        self.finish(types, sites, res, format!("{}_pass2", exp_name(&s.exp)))
+    }
+
+    fn scan_pass3(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        neutral: &[Atom],
+        arrs: &[Var],
+        tys: &[PrimType],
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &mut sites, 2, s.span);
+            let sums = thread_fold(&mut gen, lam, neutral, arrs, tys)?;
+            let shared = shared_decls(tys);
+            for (j, (a, t)) in sums.iter().zip(tys).enumerate() {
+                gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
+            }
+            gen.line("workgroupBarrier();");
+            gen.open("if (lid == 0u) {");
+            let runs: Vec<String> = tys
+                .iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    let b = gen.buffer(BufRef::Temp(j), *t, Access::Read);
+                    let n = gen.fresh("run");
+                    gen.line(&format!(
+                        "var {n}: {} = {};",
+                        wgsl_type(*t),
+                        load(&format!("b{b}[wg.x]"), *t)
+                    ));
+                    n
+                })
+                .collect();
+            gen.open("for (var l = 0u; l < 256u; l++) {");
+            let xs: Vec<KVal> = tys
+                .iter()
+                .enumerate()
+                .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("sh{j}[l]"), *t), *t), *t))
+                .collect();
+            for (j, (r, t)) in runs.iter().zip(tys).enumerate() {
+                gen.line(&format!("sh{j}[l] = {};", store(r, *t)));
+            }
+            let args =
+                runs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
+            let res = gen.apply_lambda(lam, args)?;
+            gen.assign(&res, &runs)?;
+            gen.close();
+            gen.close();
+            gen.line("workgroupBarrier();");
+            let accs: Vec<String> = tys
+                .iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    let n = gen.fresh("acc");
+                    gen.line(&format!(
+                        "var {n}: {} = {};",
+                        wgsl_type(*t),
+                        load(&format!("sh{j}[lid]"), *t)
+                    ));
+                    n
+                })
+                .collect();
+            let arrs_k = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+            gen.open("for (var i = start; i < end; i++) {");
+            let xs = arrs_k
+                .iter()
+                .map(|a| match a {
+                    KVal::Arr(a) => gen.index(a, &["i".to_string()]),
+                    sc => Ok(sc.clone()),
+                })
+                .collect::<R<Vec<_>>>()?;
+            let args =
+                accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
+            let res = gen.apply_lambda(lam, args)?;
+            gen.assign(&res, &accs)?;
+            for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+                let p = s.pat.get(j).ok_or_else(|| internal(s.span, "scan pattern"))?;
+                let b = gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite);
+                gen.line(&format!("b{b}[i] = {};", store(a, *t)));
+            }
+            gen.close();
+            let wgsl = assemble(&gen, &shared, "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        self.finish(types, sites, res, format!("{}_pass3", exp_name(&s.exp)))
+    }
+}
+
+/// `var acc_j = neutral_j;` for each value.
+fn declare_accs(gen: &mut Gen, neutral: &[Atom], tys: &[PrimType]) -> R<Vec<String>> {
+    let mut accs = Vec::new();
+    for (a, t) in neutral.iter().zip(tys) {
+        let (e, _) = gen.scalar(a)?;
+        let n = gen.fresh("acc");
+        gen.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+        accs.push(n);
+    }
+    Ok(accs)
+}
+
+/// `accs = lam(accs, x)` where `x_j` is read by `elem(j)` from a buffer.
+fn fold_step(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    accs: &[String],
+    tys: &[PrimType],
+    elem: impl Fn(usize) -> String,
+) -> R<()> {
+    let mut args: Vec<KVal> =
+        accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).collect();
+    for (j, t) in tys.iter().enumerate() {
+        args.push(KVal::Scalar(gen.let_(&load(&elem(j), *t), *t), *t));
+    }
+    let res = gen.apply_lambda(lam, args)?;
+    gen.assign(&res, accs)
+}
+
+/// Each thread folds its contiguous chunk of the `w` elements (argument word 0); the chunking is
+/// the same in every pass, so a scan's third pass revisits the elements of its first.
+fn thread_fold(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    neutral: &[Atom],
+    arrs: &[Var],
+    tys: &[PrimType],
+) -> R<Vec<String>> {
+    gen.line("let w = bitcast<i32>(ogm_args[0]);");
+    gen.line("let nthreads = i32(nwg.x * 256u);");
+    gen.line("let chunk = (w + nthreads - 1) / nthreads;");
+    gen.line("let start = min(i32(wg.x * 256u + lid) * chunk, w);");
+    gen.line("let end = min(start + chunk, w);");
+    let accs = declare_accs(gen, neutral, tys)?;
+    let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+    gen.open("for (var i = start; i < end; i++) {");
+    let xs = arrs
+        .iter()
+        .map(|a| match a {
+            KVal::Arr(a) => gen.index(a, &["i".to_string()]),
+            sc => Ok(sc.clone()),
+        })
+        .collect::<R<Vec<_>>>()?;
+    let args = accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
+    let res = gen.apply_lambda(lam, args)?;
+    gen.assign(&res, &accs)?;
+    gen.close();
+    Ok(accs)
+}
+
+fn shared_decls(tys: &[PrimType]) -> String {
+    tys.iter()
+        .enumerate()
+        .map(|(j, t)| {
+            format!("var<workgroup> sh{j}: array<{}, {WORKGROUP}>;\n", super::storage_type(*t))
+        })
+        .collect()
+}
+
+fn exp_name(e: &Exp) -> &'static str {
+    match e {
+        Exp::Map { .. } => "map",
+        Exp::Iota { .. } => "iota",
+        Exp::Replicate { .. } => "replicate",
+        Exp::Rearrange { .. } => "rearrange",
+        Exp::Concat { .. } => "concat",
+        Exp::ArrayLit { .. } => "array",
+        Exp::Index { .. } => "slice",
+        Exp::Reduce { .. } => "reduce",
+        Exp::Scan { .. } => "scan",
+        Exp::Scatter { .. } => "scatter",
+        Exp::Hist { .. } => "hist",
+        _ => "kernel",
+    }
+}

@@ -1,0 +1,942 @@
+//! WGSL code for the body of a kernel. Scalars become `let`s; arrays are delayed ([`DArr`]): an
+//! index function over a storage buffer, an iota, a replicate, a map whose function runs where an
+//! element is needed, and views (slices, transpositions, reshapes, concatenations) of those. So
+//! fusion falls out of code generation: `reduce (+) 0 (map2 (*) xs ys)` becomes one loop.
+//!
+//! Host variables that a kernel mentions become its inputs on demand: scalars are words of the
+//! argument buffer (binding 0), arrays storage buffers (bindings 2...).
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::rc::Rc;
+
+use super::{internal, scalar, storage_type, unsupported, wgsl_type, Access, BufRef, Site};
+use crate::diag::{Diagnostic, Span};
+use crate::ir::{self, Atom, Dim, DimIndex, Exp, Lambda, LoopForm, Type, Var};
+use crate::prim::{IntType, PrimType, PrimValue};
+
+/// A value inside a kernel.
+#[derive(Clone, Debug)]
+pub enum KVal {
+    /// A WGSL expression (a name or a literal) of the given type.
+    Scalar(String, PrimType),
+    Arr(Rc<DArr>),
+}
+
+/// One position of a generic slice view.
+#[derive(Clone, Debug)]
+pub enum SIx {
+    Fix(String),
+    Range { start: String, stride: String },
+}
+
+/// A delayed array: how to compute the element at an index. All indices and sizes are `i32`.
+#[derive(Clone, Debug)]
+pub enum DArr {
+    Buf {
+        buf: usize,
+        elem: PrimType,
+        offset: String,
+        dims: Vec<String>,
+        strides: Vec<String>,
+    },
+    Iota {
+        n: String,
+        start: String,
+        step: String,
+        ty: PrimType,
+    },
+    Repl {
+        dims: Vec<String>,
+        val: KVal,
+    },
+    Map {
+        lam: Rc<Lambda>,
+        arrs: Vec<KVal>,
+        k: usize,
+        dims: Vec<String>,
+        elem: PrimType,
+    },
+    Perm {
+        perm: Vec<usize>,
+        inner: Rc<DArr>,
+        dims: Vec<String>,
+    },
+    Reshape {
+        dims: Vec<String>,
+        inner: Rc<DArr>,
+    },
+    Slice {
+        inner: Rc<DArr>,
+        idx: Vec<SIx>,
+        dims: Vec<String>,
+    },
+    Concat {
+        axis: usize,
+        parts: Vec<Rc<DArr>>,
+        dims: Vec<String>,
+    },
+    Lit {
+        elems: Vec<KVal>,
+        dims: Vec<String>,
+        elem: PrimType,
+    },
+    /// `inner` with its leading indices fixed.
+    Partial {
+        inner: Rc<DArr>,
+        prefix: Vec<String>,
+    },
+}
+
+impl DArr {
+    pub fn dims(&self) -> Vec<String> {
+        match self {
+            DArr::Buf { dims, .. }
+            | DArr::Repl { dims, .. }
+            | DArr::Map { dims, .. }
+            | DArr::Perm { dims, .. }
+            | DArr::Reshape { dims, .. }
+            | DArr::Slice { dims, .. }
+            | DArr::Concat { dims, .. }
+            | DArr::Lit { dims, .. } => match self {
+                DArr::Repl { dims, val: KVal::Arr(a), .. } => {
+                    dims.iter().cloned().chain(a.dims()).collect()
+                }
+                _ => dims.clone(),
+            },
+            DArr::Iota { n, .. } => vec![n.clone()],
+            DArr::Partial { inner, prefix } => inner.dims().split_off(prefix.len()),
+        }
+    }
+
+    pub fn elem(&self) -> PrimType {
+        match self {
+            DArr::Buf { elem, .. } | DArr::Map { elem, .. } | DArr::Lit { elem, .. } => *elem,
+            DArr::Iota { ty, .. } => *ty,
+            DArr::Repl { val: KVal::Scalar(_, t), .. } => *t,
+            DArr::Repl { val: KVal::Arr(a), .. } => a.elem(),
+            DArr::Perm { inner, .. }
+            | DArr::Reshape { inner, .. }
+            | DArr::Slice { inner, .. }
+            | DArr::Partial { inner, .. } => inner.elem(),
+            DArr::Concat { parts, .. } => parts.first().map_or(PrimType::Bool, |p| p.elem()),
+        }
+    }
+}
+
+/// Maximum depth of inlined calls inside one kernel.
+const MAX_INLINE: usize = 64;
+
+/// Generates one kernel's code.
+pub struct Gen<'a> {
+    prog: &'a ir::Program,
+    host_types: &'a HashMap<Var, Type>,
+    env: HashMap<Var, KVal>,
+    pub code: String,
+    /// Loads of host scalars, placed at the top of the kernel so every scope sees them.
+    pub pre: String,
+    indent: usize,
+    next: u32,
+    /// Storage buffers (binding `k + 2`).
+    pub bufs: Vec<(BufRef, PrimType, Access)>,
+    /// Host scalars in the argument buffer, from word `reserved` on.
+    pub args: Vec<Atom>,
+    reserved: usize,
+    sites: &'a mut Vec<Site>,
+    depth: usize,
+    span: Span,
+}
+
+pub type R<T> = Result<T, Diagnostic>;
+
+impl<'a> Gen<'a> {
+    pub fn new(
+        prog: &'a ir::Program,
+        host_types: &'a HashMap<Var, Type>,
+        sites: &'a mut Vec<Site>,
+        reserved: usize,
+        span: Span,
+    ) -> Gen<'a> {
+        Gen {
+            prog,
+            host_types,
+            env: HashMap::new(),
+            code: String::new(),
+            pre: String::new(),
+            indent: 1,
+            next: 0,
+            bufs: Vec::new(),
+            args: Vec::new(),
+            reserved,
+            sites,
+            depth: 0,
+            span,
+        }
+    }
+
+    pub fn line(&mut self, s: &str) {
+        for _ in 0..self.indent {
+            self.code.push_str("    ");
+        }
+        self.code.push_str(s);
+        self.code.push('\n');
+    }
+
+    pub fn open(&mut self, s: &str) {
+        self.line(s);
+        self.indent += 1;
+    }
+
+    pub fn close(&mut self) {
+        self.indent = self.indent.saturating_sub(1);
+        self.line("}");
+    }
+
+    pub fn fresh(&mut self, base: &str) -> String {
+        self.next += 1;
+        format!("{base}{}", self.next)
+    }
+
+    /// `let NAME: T = e;`, returning the name.
+    pub fn let_(&mut self, e: &str, t: PrimType) -> String {
+        let n = self.fresh("v");
+        self.line(&format!("let {n}: {} = {e};", wgsl_type(t)));
+        n
+    }
+
+    /// The expression of argument word `k` (reserved words included) read as `t`.
+    pub fn arg_word(k: usize, t: PrimType) -> String {
+        match t {
+            PrimType::Bool => format!("(ogm_args[{k}] != 0u)"),
+            PrimType::Int(i) if i.signed() => format!("bitcast<i32>(ogm_args[{k}])"),
+            PrimType::Int(_) => format!("ogm_args[{k}]"),
+            PrimType::Float(_) => format!("bitcast<f32>(ogm_args[{k}])"),
+        }
+    }
+
+    /// Add a buffer binding, returning its index in `bufs`.
+    pub fn buffer(&mut self, r: BufRef, elem: PrimType, acc: Access) -> usize {
+        if let Some(k) = self.bufs.iter().position(|(b, _, a)| *b == r && *a == acc) {
+            return k;
+        }
+        self.bufs.push((r, elem, acc));
+        self.bufs.len() - 1
+    }
+
+    pub fn bind(&mut self, v: Var, k: KVal) {
+        self.env.insert(v, k);
+    }
+
+    /// A variable's value: a kernel value, or a host value that becomes an input.
+    pub fn var(&mut self, v: Var) -> R<KVal> {
+        if let Some(k) = self.env.get(&v) {
+            return Ok(k.clone());
+        }
+        let Some(ty) = self.host_types.get(&v).cloned() else {
+            return Err(internal(
+                self.span,
+                format!("variable {} is not in scope", self.prog.name(v)),
+            ));
+        };
+        let k = match ty {
+            Type::Prim(t) => {
+                let slot = self.reserved + self.args.len();
+                self.args.push(Atom::Var(v));
+                let e = Gen::arg_word(slot, t);
+                let n = self.fresh("h");
+                let _ = writeln!(self.pre, "    let {n}: {} = {e};", wgsl_type(t));
+                KVal::Scalar(n, t)
+            }
+            Type::Array { elem, shape } => {
+                let buf = self.buffer(BufRef::Var(v), elem, Access::Read);
+                let dims = shape.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                KVal::Arr(Rc::new(DArr::Buf {
+                    buf,
+                    elem,
+                    offset: "0".into(),
+                    strides: row_major(&dims),
+                    dims,
+                }))
+            }
+        };
+        self.env.insert(v, k.clone());
+        Ok(k)
+    }
+
+    /// A dimension as an `i32` expression.
+    pub fn dim(&mut self, d: &Dim) -> R<String> {
+        match d {
+            Dim::Const(c) => Ok(format!("i32({})", *c as i32)),
+            Dim::Var(v) => self.atom_i32(&Atom::Var(*v)),
+        }
+    }
+
+    pub fn atom(&mut self, a: &Atom) -> R<KVal> {
+        match a {
+            Atom::Const(c) => Ok(KVal::Scalar(scalar::literal(*c), c.ty())),
+            Atom::Var(v) => self.var(*v),
+        }
+    }
+
+    pub fn scalar(&mut self, a: &Atom) -> R<(String, PrimType)> {
+        match self.atom(a)? {
+            KVal::Scalar(e, t) => Ok((e, t)),
+            KVal::Arr(_) => Err(internal(self.span, "an array where a scalar was expected")),
+        }
+    }
+
+    fn arr(&mut self, v: Var) -> R<Rc<DArr>> {
+        match self.var(v)? {
+            KVal::Arr(a) => Ok(a),
+            KVal::Scalar(..) => Err(internal(self.span, "a scalar where an array was expected")),
+        }
+    }
+
+    /// An integer atom as an `i32` index expression.
+    pub fn atom_i32(&mut self, a: &Atom) -> R<String> {
+        let (e, t) = self.scalar(a)?;
+        Ok(to_i32(&e, t))
+    }
+
+    /// Index a delayed array; `idx.len()` at most its rank. No bounds checks (the caller checks
+    /// user indexing; internal indexing is in bounds by construction).
+    pub fn index(&mut self, a: &Rc<DArr>, idx: &[String]) -> R<KVal> {
+        if idx.is_empty() {
+            return Ok(KVal::Arr(a.clone()));
+        }
+        let rank = a.dims().len();
+        match &**a {
+            DArr::Buf { buf, elem, offset, dims, strides } => {
+                let mut off = offset.clone();
+                for (i, s) in idx.iter().zip(strides) {
+                    off = format!("({off} + {i} * {s})");
+                }
+                if idx.len() >= rank {
+                    let e = load(&format!("b{buf}[{off}]"), *elem);
+                    Ok(KVal::Scalar(self.let_(&e, *elem), *elem))
+                } else {
+                    let off = self.let_(&off, PrimType::Int(IntType::I32));
+                    Ok(KVal::Arr(Rc::new(DArr::Buf {
+                        buf: *buf,
+                        elem: *elem,
+                        offset: off,
+                        dims: dims[idx.len()..].to_vec(),
+                        strides: strides[idx.len()..].to_vec(),
+                    })))
+                }
+            }
+            DArr::Iota { start, step, ty, .. } => {
+                let i = from_i32(&idx[0], *ty);
+                let e = scalar::wrap(format!("({start} + {i} * {step})"), *ty);
+                Ok(KVal::Scalar(self.let_(&e, *ty), *ty))
+            }
+            DArr::Repl { dims, val } => {
+                if idx.len() < dims.len() {
+                    return Ok(KVal::Arr(Rc::new(DArr::Repl {
+                        dims: dims[idx.len()..].to_vec(),
+                        val: val.clone(),
+                    })));
+                }
+                match val {
+                    KVal::Arr(inner) => self.index(&inner.clone(), &idx[dims.len()..]),
+                    s => Ok(s.clone()),
+                }
+            }
+            DArr::Map { lam, arrs, k, .. } => {
+                let lam = lam.clone();
+                let i = &idx[0];
+                for (p, arr) in lam.params.iter().zip(arrs) {
+                    let v = match arr {
+                        KVal::Arr(a) => self.index(a, std::slice::from_ref(i))?,
+                        s => s.clone(),
+                    };
+                    self.bind(p.var, v);
+                }
+                let res = self.body(&lam.body)?;
+                let r = res.get(*k).cloned().ok_or_else(|| internal(self.span, "map result"))?;
+                match r {
+                    KVal::Arr(ra) => self.index(&ra, &idx[1..]),
+                    s => Ok(s),
+                }
+            }
+            _ if idx.len() < rank => {
+                Ok(KVal::Arr(Rc::new(DArr::Partial { inner: a.clone(), prefix: idx.to_vec() })))
+            }
+            DArr::Partial { inner, prefix } => {
+                let full: Vec<String> = prefix.iter().chain(idx).cloned().collect();
+                self.index(&inner.clone(), &full)
+            }
+            DArr::Perm { perm, inner, .. } => {
+                let mut full = vec![String::new(); perm.len()];
+                for (j, &p) in perm.iter().enumerate() {
+                    if let (Some(slot), Some(i)) = (full.get_mut(p), idx.get(j)) {
+                        *slot = i.clone();
+                    }
+                }
+                self.index(&inner.clone(), &full)
+            }
+            DArr::Reshape { dims, inner } => {
+                let strides = row_major(dims);
+                let mut flat = "0".to_string();
+                for (i, s) in idx.iter().zip(&strides) {
+                    flat = format!("({flat} + {i} * {s})");
+                }
+                let flat = self.let_(&flat, PrimType::Int(IntType::I32));
+                let full = self.unravel(&flat, &inner.dims());
+                self.index(&inner.clone(), &full)
+            }
+            DArr::Slice { inner, idx: six, .. } => {
+                let mut it = idx.iter();
+                let mut full = Vec::new();
+                for s in six {
+                    match s {
+                        SIx::Fix(f) => full.push(f.clone()),
+                        SIx::Range { start, stride } => {
+                            let i = it.next().cloned().unwrap_or_else(|| "0".into());
+                            full.push(format!("({start} + {i} * {stride})"));
+                        }
+                    }
+                }
+                full.extend(it.cloned());
+                self.index(&inner.clone(), &full)
+            }
+            DArr::Concat { axis, parts, .. } => {
+                let elem = a.elem();
+                let r = self.fresh("c");
+                self.line(&format!("var {r}: {};", wgsl_type(elem)));
+                let mut base = "0".to_string();
+                let mut opened = 0;
+                for (n, p) in parts.iter().enumerate() {
+                    let len = p.dims().get(*axis).cloned().unwrap_or_else(|| "0".into());
+                    let mut sub = idx.to_vec();
+                    if let Some(s) = sub.get_mut(*axis) {
+                        *s = format!("({s} - {base})");
+                    }
+                    let bound = format!("({base} + {len})");
+                    let last = n + 1 == parts.len();
+                    if !last {
+                        let ax = idx.get(*axis).cloned().unwrap_or_default();
+                        self.open(&format!("if ({ax} < {bound}) {{"));
+                    }
+                    let v = self.index(p, &sub)?;
+                    let KVal::Scalar(e, _) = v else {
+                        return Err(internal(self.span, "concat element"));
+                    };
+                    self.line(&format!("{r} = {e};"));
+                    if !last {
+                        self.indent -= 1;
+                        self.open("} else {");
+                        opened += 1;
+                    }
+                    base = bound;
+                }
+                for _ in 0..opened {
+                    self.close();
+                }
+                Ok(KVal::Scalar(r, elem))
+            }
+            DArr::Lit { elems, elem, .. } => {
+                let r = self.fresh("l");
+                self.line(&format!("var {r}: {};", wgsl_type(*elem)));
+                self.open(&format!("switch ({}) {{", idx[0]));
+                for (n, e) in elems.iter().enumerate() {
+                    if n + 1 == elems.len() {
+                        self.open("default: {");
+                    } else {
+                        self.open(&format!("case {n}: {{"));
+                    }
+                    let v = match e {
+                        KVal::Arr(a) => self.index(a, &idx[1..])?,
+                        s => s.clone(),
+                    };
+                    let KVal::Scalar(x, _) = v else {
+                        return Err(internal(self.span, "array literal element"));
+                    };
+                    self.line(&format!("{r} = {x};"));
+                    self.close();
+                }
+                self.close();
+                Ok(KVal::Scalar(r, *elem))
+            }
+        }
+    }
+
+    /// The multi-index of flat index `flat` in an array of shape `dims`.
+    pub fn unravel(&mut self, flat: &str, dims: &[String]) -> Vec<String> {
+        let mut out = vec![String::new(); dims.len()];
+        let mut rest = flat.to_string();
+        for k in (0..dims.len()).rev() {
+            if k == 0 {
+                out[0] = rest.clone();
+                break;
+            }
+            let d = &dims[k];
+            let i = self.let_(&format!("({rest} % max({d}, 1))"), PrimType::Int(IntType::I32));
+            rest = self.let_(&format!("({rest} / max({d}, 1))"), PrimType::Int(IntType::I32));
+            out[k] = i;
+        }
+        out
+    }
+
+    /// Emit a body's statements; its results.
+    pub fn body(&mut self, b: &ir::Body) -> R<Vec<KVal>> {
+        for s in &b.stms {
+            self.stm(s)?;
+        }
+        b.result.iter().map(|a| self.atom(a)).collect()
+    }
+
+    fn site(&mut self, msg: String, args: Vec<PrimType>) -> u32 {
+        self.sites.push(Site { span: self.span, msg, args });
+        (self.sites.len() - 1) as u32
+    }
+
+    /// `if (cond) { ogm_fail(site, values) }`.
+    fn fail_if(&mut self, cond: &str, site: u32, vals: &[(String, PrimType)]) {
+        let mut words: Vec<String> =
+            vals.iter().take(super::MAX_ERR_ARGS).map(|(e, t)| word(e, *t)).collect();
+        let n = words.len();
+        words.resize(super::MAX_ERR_ARGS, "0u".into());
+        self.open(&format!("if ({cond}) {{"));
+        self.line(&format!("ogm_fail({site}u, array<u32, 8>({}), {n}u);", words.join(", ")));
+        self.close();
+    }
+
+    fn bind_scalar(&mut self, p: &ir::Param, e: &str, t: PrimType) {
+        let n = self.let_(e, t);
+        self.bind(p.var, KVal::Scalar(n, t));
+    }
+
+    pub fn stm(&mut self, s: &ir::Stm) -> R<()> {
+        let saved = self.span;
+        if s.span != Span::DUMMY {
+            self.span = s.span;
+        }
+        let r = self.stm_inner(s);
+        self.span = saved;
+        r
+    }
+
+    fn stm_inner(&mut self, s: &ir::Stm) -> R<()> {
+        let p0 = s.pat.first();
+        let one = || p0.ok_or_else(|| internal(s.span, "statement without a result"));
+        match &s.exp {
+            Exp::Atom(a) => {
+                let v = self.atom(a)?;
+                self.bind(one()?.var, v);
+            }
+            Exp::UnOp(op, t, a) => {
+                let (a, _) = self.scalar(a)?;
+                let e = scalar::unop(*op, *t, &a).ok_or_else(|| internal(s.span, "unop"))?;
+                self.bind_scalar(one()?, &e, *t);
+            }
+            Exp::BinOp(op, t, a, b) => {
+                let (a, _) = self.scalar(a)?;
+                let (b, _) = self.scalar(b)?;
+                if scalar::divides(*op) && matches!(t, PrimType::Int(_)) {
+                    let site = self.site("division by zero".into(), vec![]);
+                    let zero = scalar::literal(PrimValue::zero(*t));
+                    self.fail_if(&format!("{b} == {zero}"), site, &[]);
+                }
+                if *op == ir::BinOp::Pow && matches!(t, PrimType::Int(i) if i.signed()) {
+                    let site = self.site("negative exponent: {} ** {}".into(), vec![*t, *t]);
+                    self.fail_if(&format!("{b} < 0"), site, &[(a.clone(), *t), (b.clone(), *t)]);
+                }
+                let e = scalar::binop(*op, *t, &a, &b).ok_or_else(|| internal(s.span, "binop"))?;
+                self.bind_scalar(one()?, &e, *t);
+            }
+            Exp::Cmp(op, t, a, b) => {
+                let (a, _) = self.scalar(a)?;
+                let (b, _) = self.scalar(b)?;
+                self.bind_scalar(one()?, &scalar::cmp(*op, *t, &a, &b), PrimType::Bool);
+            }
+            Exp::Convert { from, to, arg } => {
+                let (a, _) = self.scalar(arg)?;
+                self.bind_scalar(one()?, &scalar::convert(*from, *to, &a), *to);
+            }
+            Exp::Math(f, t, args) => {
+                let args = args.iter().map(|a| Ok(self.scalar(a)?.0)).collect::<R<Vec<_>>>()?;
+                let e = scalar::math(*f, *t, &args).ok_or_else(|| internal(s.span, "math"))?;
+                let rt = one()?.ty.elem();
+                self.bind_scalar(one()?, &e, rt);
+            }
+            Exp::Select(c, a, b) => {
+                let (c, _) = self.scalar(c)?;
+                match (self.atom(a)?, self.atom(b)?) {
+                    (KVal::Scalar(a, t), KVal::Scalar(b, _)) => {
+                        self.bind_scalar(one()?, &format!("select({b}, {a}, {c})"), t)
+                    }
+                    _ => return Err(unsupported(s.span, "selecting between arrays in a kernel")),
+                }
+            }
+            Exp::Index { arr, idx } => self.index_stm(s, *arr, idx)?,
+            Exp::Iota { n, start, step, it } => {
+                let ty = PrimType::Int(*it);
+                let n = self.atom_i32(n)?;
+                let (start, _) = self.scalar(start)?;
+                let (step, _) = self.scalar(step)?;
+                self.bind(one()?.var, KVal::Arr(Rc::new(DArr::Iota { n, start, step, ty })));
+            }
+            Exp::Replicate { shape, value } => {
+                let dims = shape.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                let val = self.atom(value)?;
+                self.bind(one()?.var, KVal::Arr(Rc::new(DArr::Repl { dims, val })));
+            }
+            Exp::Rearrange { arr, perm } => {
+                let inner = self.arr(*arr)?;
+                let idims = inner.dims();
+                let dims =
+                    perm.iter().map(|&p| idims.get(p).cloned().unwrap_or_default()).collect();
+                let d = DArr::Perm { perm: perm.clone(), inner, dims };
+                self.bind(one()?.var, KVal::Arr(Rc::new(d)));
+            }
+            Exp::Reshape { arr, shape } => {
+                let inner = self.arr(*arr)?;
+                let dims = shape.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                self.bind(one()?.var, KVal::Arr(Rc::new(DArr::Reshape { dims, inner })));
+            }
+            Exp::Concat { axis, arrs, len } => {
+                let parts = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
+                let mut dims = parts.first().map(|p| p.dims()).unwrap_or_default();
+                if let Some(d) = dims.get_mut(*axis) {
+                    *d = self.dim(len)?;
+                }
+                let d = DArr::Concat { axis: *axis, parts, dims };
+                self.bind(one()?.var, KVal::Arr(Rc::new(d)));
+            }
+            Exp::ArrayLit { elems, elem_ty } => {
+                let elems = elems.iter().map(|a| self.atom(a)).collect::<R<Vec<_>>>()?;
+                let mut dims = vec![format!("i32({})", elems.len())];
+                if let Some(KVal::Arr(a)) = elems.first() {
+                    dims.extend(a.dims());
+                }
+                let d = DArr::Lit { elems, dims, elem: elem_ty.elem() };
+                self.bind(one()?.var, KVal::Arr(Rc::new(d)));
+            }
+            Exp::Copy(v) => {
+                let v = self.var(*v)?;
+                self.bind(one()?.var, v);
+            }
+            Exp::Apply { fun, args } => {
+                let f = self.prog.funs.get(*fun).ok_or_else(|| internal(s.span, "call"))?;
+                if self.depth >= MAX_INLINE {
+                    return Err(unsupported(s.span, "calls nested more than 64 deep in a kernel"));
+                }
+                let vals = args.iter().map(|a| self.atom(a)).collect::<R<Vec<_>>>()?;
+                for (p, v) in f.params.iter().zip(vals) {
+                    self.bind(p.var, v);
+                }
+                self.depth += 1;
+                let res = self.body(&f.body);
+                self.depth -= 1;
+                for (p, v) in s.pat.iter().zip(res?) {
+                    self.bind(p.var, v);
+                }
+            }
+            Exp::If { cond, then_body, else_body, .. } => {
+                let tys = scalar_types(&s.pat)
+                    .ok_or_else(|| unsupported(s.span, "an `if` returning arrays in a kernel"))?;
+                let (c, _) = self.scalar(cond)?;
+                let names: Vec<String> = tys.iter().map(|_| self.fresh("r")).collect();
+                for (n, t) in names.iter().zip(&tys) {
+                    self.line(&format!("var {n}: {};", wgsl_type(*t)));
+                }
+                self.open(&format!("if ({c}) {{"));
+                self.assign_body(then_body, &names)?;
+                self.indent -= 1;
+                self.open("} else {");
+                self.assign_body(else_body, &names)?;
+                self.close();
+                for ((p, n), t) in s.pat.iter().zip(&names).zip(&tys) {
+                    self.bind_scalar(p, n, *t);
+                }
+            }
+            Exp::Loop { params, form, body } => {
+                let tys = scalar_types(&params.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>())
+                    .ok_or_else(|| unsupported(s.span, "a loop carrying arrays in a kernel"))?;
+                let mut names = Vec::new();
+                for ((p, init), t) in params.iter().zip(&tys) {
+                    let (e, _) = self.scalar(init)?;
+                    let n = self.fresh("p");
+                    self.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+                    self.bind(p.var, KVal::Scalar(n.clone(), *t));
+                    names.push(n);
+                }
+                match form {
+                    LoopForm::For { i, it, bound } => {
+                        let t = PrimType::Int(*it);
+                        let (b, _) = self.scalar(bound)?;
+                        let iv = self.fresh("i");
+                        let w = wgsl_type(t);
+                        self.open(&format!(
+                            "for (var {iv}: {w} = {w}(0); {iv} < {b}; {iv} = {iv} + {w}(1)) {{"
+                        ));
+                        self.bind(*i, KVal::Scalar(iv, t));
+                    }
+                    LoopForm::While(c) => {
+                        let KVal::Scalar(c, _) = self.var(*c)? else {
+                            return Err(internal(s.span, "while condition"));
+                        };
+                        self.open("loop {");
+                        self.line(&format!("if (!{c}) {{ break; }}"));
+                    }
+                }
+                self.assign_body(body, &names)?;
+                self.close();
+                for ((p, n), t) in s.pat.iter().zip(&names).zip(&tys) {
+                    self.bind_scalar(p, n, *t);
+                }
+            }
+            Exp::Map { lam, arrs, .. } => {
+                let w = match &s.pat.first().map(|p| &p.ty) {
+                    Some(Type::Array { shape, .. }) => shape.first().copied(),
+                    _ => None,
+                };
+                let w = self.dim(&w.ok_or_else(|| internal(s.span, "map result type"))?)?;
+                let arrs = arrs.iter().map(|a| self.var(*a)).collect::<R<Vec<_>>>()?;
+                let lam = Rc::new(lam.clone());
+                for (k, p) in s.pat.iter().enumerate() {
+                    let Type::Array { elem, shape } = &p.ty else {
+                        return Err(internal(s.span, "map result type"));
+                    };
+                    let mut dims = vec![w.clone()];
+                    for d in shape.iter().skip(1) {
+                        dims.push(self.dim(d)?);
+                    }
+                    let d =
+                        DArr::Map { lam: lam.clone(), arrs: arrs.clone(), k, dims, elem: *elem };
+                    self.bind(p.var, KVal::Arr(Rc::new(d)));
+                }
+            }
+            Exp::Reduce { w, lam, neutral, arrs, .. } => {
+                let tys = scalar_types(&s.pat)
+                    .ok_or_else(|| unsupported(s.span, "a reduction of arrays in a kernel"))?;
+                let w = self.atom_i32(w)?;
+                let mut names = Vec::new();
+                for (a, t) in neutral.iter().zip(&tys) {
+                    let (e, _) = self.scalar(a)?;
+                    let n = self.fresh("acc");
+                    self.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+                    names.push(n);
+                }
+                let arrs = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
+                let iv = self.fresh("i");
+                self.open(&format!("for (var {iv} = 0; {iv} < {w}; {iv}++) {{"));
+                let xs = arrs
+                    .iter()
+                    .map(|a| self.index(a, std::slice::from_ref(&iv)))
+                    .collect::<R<Vec<_>>>()?;
+                let accs: Vec<KVal> =
+                    names.iter().zip(&tys).map(|(n, t)| KVal::Scalar(n.clone(), *t)).collect();
+                let res = self.apply_lambda(lam, accs.into_iter().chain(xs).collect())?;
+                self.assign(&res, &names)?;
+                self.close();
+                for ((p, n), t) in s.pat.iter().zip(&names).zip(&tys) {
+                    self.bind_scalar(p, n, *t);
+                }
+            }
+            Exp::Assert { cond, msg, vals } => {
+                let (c, _) = self.scalar(cond)?;
+                let vals = vals.iter().map(|a| self.scalar(a)).collect::<R<Vec<_>>>()?;
+                let site = self.site(msg.clone(), vals.iter().map(|v| v.1).collect());
+                self.fail_if(&format!("!{c}"), site, &vals);
+            }
+            Exp::Scan { .. } => {
+                return Err(unsupported(s.span, "`scan` inside a parallel function"))
+            }
+            Exp::Scatter { .. } => {
+                return Err(unsupported(s.span, "`scatter` inside a parallel function"))
+            }
+            Exp::Hist { .. } => {
+                return Err(unsupported(s.span, "`hist` inside a parallel function"))
+            }
+            Exp::Update { .. } => {
+                return Err(unsupported(s.span, "in-place updates inside a parallel function"))
+            }
+            Exp::Ad { .. } => {
+                return Err(internal(s.span, "an AD construct survived differentiation"))
+            }
+        }
+        Ok(())
+    }
+
+    /// Bind a lambda's parameters to `args`, emit its body; its results.
+    pub fn apply_lambda(&mut self, lam: &Lambda, args: Vec<KVal>) -> R<Vec<KVal>> {
+        for (p, v) in lam.params.iter().zip(args) {
+            self.bind(p.var, v);
+        }
+        self.body(&lam.body)
+    }
+
+    /// Assign scalar results to `var`s (through `let`s, so that results naming the vars read the
+    /// old values).
+    pub fn assign(&mut self, res: &[KVal], names: &[String]) -> R<()> {
+        let mut tmps = Vec::new();
+        for r in res {
+            let KVal::Scalar(e, t) = r else {
+                return Err(unsupported(
+                    self.span,
+                    "array results of a sequential construct in a kernel",
+                ));
+            };
+            tmps.push(self.let_(e, *t));
+        }
+        for (n, t) in names.iter().zip(tmps) {
+            self.line(&format!("{n} = {t};"));
+        }
+        Ok(())
+    }
+
+    fn assign_body(&mut self, b: &ir::Body, names: &[String]) -> R<()> {
+        let res = self.body(b)?;
+        self.assign(&res, names)
+    }
+
+    fn index_stm(&mut self, s: &ir::Stm, arr: Var, idx: &[DimIndex]) -> R<()> {
+        let a = self.arr(arr)?;
+        let dims = a.dims();
+        let i32t = PrimType::Int(IntType::I32);
+        let i64t = PrimType::Int(IntType::I64);
+        let mut conds = Vec::new();
+        let mut shown = Vec::new();
+        let mut vals = Vec::new();
+        let mut fixes = Vec::new();
+        let mut six = Vec::new();
+        let mut out_dims = Vec::new();
+        let mut all_fix = true;
+        for (ix, d) in idx.iter().zip(&dims) {
+            match ix {
+                DimIndex::Fix(i) => {
+                    let i = self.atom_i32(i)?;
+                    let i = self.let_(&i, i32t);
+                    conds.push(format!("({i} < 0 || {i} >= {d})"));
+                    shown.push("{}".to_string());
+                    vals.push((i.clone(), i64t));
+                    fixes.push(i.clone());
+                    six.push(SIx::Fix(i));
+                }
+                DimIndex::Slice { start, len, stride } => {
+                    all_fix = false;
+                    let st = self.atom_i32(start)?;
+                    let st = self.let_(&st, i32t);
+                    let ln = self.atom_i32(len)?;
+                    let ln = self.let_(&ln, i32t);
+                    let sd = self.atom_i32(stride)?;
+                    let sd = self.let_(&sd, i32t);
+                    let last = format!("({st} + ({ln} - 1) * {sd})");
+                    conds.push(format!(
+                        "({ln} != 0 && ({ln} < 0 || {st} < 0 || {st} >= {d} || {last} < 0 || {last} >= {d}))"
+                    ));
+                    shown.push("{}:{}:{}".to_string());
+                    vals.push((st.clone(), i64t));
+                    vals.push((format!("({st} + {ln} * {sd})"), i64t));
+                    vals.push((sd.clone(), i64t));
+                    out_dims.push(ln);
+                    six.push(SIx::Range { start: st, stride: sd });
+                }
+            }
+        }
+        out_dims.extend(dims.iter().skip(idx.len()).cloned());
+        for d in &dims {
+            vals.push((d.clone(), i64t));
+        }
+        let shape: String = dims.iter().map(|_| "[{}]").collect();
+        let msg = format!("index [{}] out of bounds for array of shape {shape}", shown.join(", "));
+        if !conds.is_empty() {
+            let site = self.site(msg, vals.iter().map(|v| v.1).take(super::MAX_ERR_ARGS).collect());
+            self.fail_if(&conds.join(" || "), site, &vals);
+        }
+        let p = s.pat.first().ok_or_else(|| internal(s.span, "index"))?;
+        let v = if all_fix {
+            // Clamp so a failing invocation still reads inside the buffer.
+            let safe: Vec<String> = fixes
+                .iter()
+                .zip(&dims)
+                .map(|(i, d)| format!("clamp({i}, 0, max({d} - 1, 0))"))
+                .collect();
+            self.index(&a, &safe)?
+        } else {
+            KVal::Arr(Rc::new(DArr::Slice { inner: a, idx: six, dims: out_dims }))
+        };
+        self.bind(p.var, v);
+        Ok(())
+    }
+}
+
+/// Row-major strides of `dims`.
+pub fn row_major(dims: &[String]) -> Vec<String> {
+    let mut s = vec!["1".to_string(); dims.len()];
+    for k in (0..dims.len().saturating_sub(1)).rev() {
+        s[k] = format!("({} * {})", s[k + 1], dims[k + 1]);
+    }
+    s
+}
+
+fn scalar_types(ps: &[ir::Param]) -> Option<Vec<PrimType>> {
+    ps.iter()
+        .map(|p| match p.ty {
+            Type::Prim(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An integer expression of type `t` as `i32`.
+pub fn to_i32(e: &str, t: PrimType) -> String {
+    match t {
+        PrimType::Int(i) if i.signed() => e.to_string(),
+        PrimType::Bool => format!("select(0, 1, {e})"),
+        _ => format!("i32({e})"),
+    }
+}
+
+/// An `i32` index expression as type `t`.
+pub fn from_i32(e: &str, t: PrimType) -> String {
+    match t {
+        PrimType::Int(i) if i.signed() => e.to_string(),
+        _ => format!("{}({e})", wgsl_type(t)),
+    }
+}
+
+/// A value of `t` as a 32-bit word.
+pub fn word(e: &str, t: PrimType) -> String {
+    match t {
+        PrimType::Bool => format!("select(0u, 1u, {e})"),
+        PrimType::Int(i) if !i.signed() => e.to_string(),
+        _ => format!("bitcast<u32>({e})"),
+    }
+}
+
+/// A buffer element read as a register value of `t`.
+pub fn load(e: &str, t: PrimType) -> String {
+    match t {
+        PrimType::Bool => format!("({e} != 0u)"),
+        _ => e.to_string(),
+    }
+}
+
+/// A register value of `t` converted for storing in a buffer of `storage_type(t)`.
+pub fn store(e: &str, t: PrimType) -> String {
+    match t {
+        PrimType::Bool => format!("select(0u, 1u, {e})"),
+        _ => e.to_string(),
+    }
+}
+
+/// The declaration of a kernel's storage buffers.
+pub fn buffer_decls(bufs: &[(BufRef, PrimType, Access)]) -> String {
+    let mut s = String::new();
+    for (k, (_, t, a)) in bufs.iter().enumerate() {
+        let mode = match a {
+            Access::Read => "read",
+            Access::ReadWrite => "read_write",
+        };
+        let _ = writeln!(
+            s,
+            "@group(0) @binding({}) var<storage, {mode}> b{k}: array<{}>;",
+            k + 2,
+            storage_type(*t)
+        );
+    }
+    s
+}

@@ -1,0 +1,206 @@
+//! `ogham show wgsl`: each kernel's WGSL (without the shared prelude), then the host schedule of
+//! each host function, in the core IR's notation.
+
+use std::fmt::Write;
+
+use super::{BufRef, Dispatch, GpuProgram, HostBody, HostStm, PRELUDE};
+use crate::ir::{self, Atom, Dim, Param, Type};
+
+pub fn print_program(gp: &GpuProgram) -> String {
+    let mut out = String::new();
+    for (k, kernel) in gp.kernels.iter().enumerate() {
+        let body = kernel.wgsl.strip_prefix(PRELUDE).unwrap_or(&kernel.wgsl);
+        let _ = writeln!(out, "// kernel {k}: {}", kernel.name);
+        out.push_str(body.trim_start());
+        out.push('\n');
+    }
+    let names = ir::Program { names: gp.names.clone(), ..Default::default() };
+    let p = Printer { names: &names };
+    for (k, f) in gp.funs.iter().enumerate() {
+        if f.params.is_empty() && f.body.stms.is_empty() && f.body.result.is_empty() {
+            continue;
+        }
+        let params: Vec<String> = f.params.iter().map(|x| p.param(x)).collect();
+        let _ = writeln!(out, "host {} #{k} ({}) =", f.name, params.join(", "));
+        p.body(&mut out, &f.body, 1);
+        out.push('\n');
+    }
+    for e in &gp.entries {
+        let _ = writeln!(out, "entry {} = #{}", e.name, e.fun);
+    }
+    out
+}
+
+struct Printer<'a> {
+    names: &'a ir::Program,
+}
+
+impl Printer<'_> {
+    fn var(&self, v: ir::Var) -> String {
+        ir::print::var_name(self.names, v)
+    }
+
+    fn atom(&self, a: &Atom) -> String {
+        match a {
+            Atom::Var(v) => self.var(*v),
+            Atom::Const(c) => ir::print::prim_value(*c),
+        }
+    }
+
+    fn dim(&self, d: &Dim) -> String {
+        match d {
+            Dim::Const(c) => c.to_string(),
+            Dim::Var(v) => self.var(*v),
+        }
+    }
+
+    fn ty(&self, t: &Type) -> String {
+        match t {
+            Type::Prim(p) => p.name().to_string(),
+            Type::Array { elem, shape } => {
+                let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
+                format!("{dims}{}", elem.name())
+            }
+        }
+    }
+
+    fn param(&self, p: &Param) -> String {
+        format!("{}: {}", self.var(p.var), self.ty(&p.ty))
+    }
+
+    fn pat(&self, ps: &[Param]) -> String {
+        let v: Vec<String> = ps.iter().map(|p| self.param(p)).collect();
+        if v.len() == 1 {
+            v.join("")
+        } else {
+            format!("({})", v.join(", "))
+        }
+    }
+
+    fn atoms(&self, a: &[Atom]) -> String {
+        a.iter().map(|x| self.atom(x)).collect::<Vec<_>>().join(", ")
+    }
+
+    fn dispatch(&self, d: &Dispatch) -> String {
+        let bufs: Vec<String> = d
+            .bufs
+            .iter()
+            .map(|b| match b {
+                BufRef::Var(v) => self.var(*v),
+                BufRef::Temp(k) => format!("tmp{k}"),
+            })
+            .collect();
+        format!(
+            "kernel {}(args [{}], buffers [{}])",
+            d.kernel,
+            self.atoms(&d.args),
+            bufs.join(", ")
+        )
+    }
+
+    fn body(&self, out: &mut String, b: &HostBody, ind: usize) {
+        let pad = "  ".repeat(ind);
+        for s in &b.stms {
+            match s {
+                HostStm::Scalar(st) => {
+                    let one = ir::Body { stms: vec![st.clone()], result: vec![] };
+                    let text = ir::print::print_body(self.names, &one, 0);
+                    for l in text.lines().filter(|l| !l.trim_start().starts_with("in ")) {
+                        let _ = writeln!(out, "{pad}{l}");
+                    }
+                }
+                HostStm::Launch { outs, shape, dispatch, .. } => {
+                    let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = launch{dims} {}",
+                        self.pat(outs),
+                        self.dispatch(dispatch)
+                    );
+                }
+                HostStm::Reduce { pat, w, passes, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = reduce({}) {} ; {} ; read back",
+                        self.pat(pat),
+                        self.atom(w),
+                        self.dispatch(&passes[0]),
+                        self.dispatch(&passes[1])
+                    );
+                }
+                HostStm::Scan { pat, w, passes, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = scan({}) {} ; {} ; {}",
+                        self.pat(pat),
+                        self.atom(w),
+                        self.dispatch(&passes[0]),
+                        self.dispatch(&passes[1]),
+                        self.dispatch(&passes[2])
+                    );
+                }
+                HostStm::ReadElem { pat, arr, idx, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = read back {}[{}]",
+                        self.param(pat),
+                        self.var(*arr),
+                        self.atoms(idx)
+                    );
+                }
+                HostStm::Reshape { pat, arr, .. } => {
+                    let _ =
+                        writeln!(out, "{pad}let {} = reshape {}", self.param(pat), self.var(*arr));
+                }
+                HostStm::Alias { pat, arr } => {
+                    let _ = writeln!(out, "{pad}let {} = {}", self.param(pat), self.var(*arr));
+                }
+                HostStm::UpdateElem { pat, arr, idx, value, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = copy {} with [{}] = {}",
+                        self.param(pat),
+                        self.var(*arr),
+                        self.atoms(idx),
+                        self.atom(value)
+                    );
+                }
+                HostStm::If { pat, cond, then_body, else_body, .. } => {
+                    let _ =
+                        writeln!(out, "{pad}let {} = if {} then", self.pat(pat), self.atom(cond));
+                    self.body(out, then_body, ind + 1);
+                    let _ = writeln!(out, "{pad}else");
+                    self.body(out, else_body, ind + 1);
+                }
+                HostStm::Loop { pat, params, form, body, .. } => {
+                    let ps: Vec<String> = params
+                        .iter()
+                        .map(|(p, a)| format!("{} = {}", self.param(p), self.atom(a)))
+                        .collect();
+                    let f = match form {
+                        ir::LoopForm::For { i, bound, .. } => {
+                            format!("for {} < {}", self.var(*i), self.atom(bound))
+                        }
+                        ir::LoopForm::While(c) => format!("while {}", self.var(*c)),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = loop ({}) {f} do",
+                        self.pat(pat),
+                        ps.join(", ")
+                    );
+                    self.body(out, body, ind + 1);
+                }
+                HostStm::Call { pat, fun, args, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = call #{fun}({})",
+                        self.pat(pat),
+                        self.atoms(args)
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out, "{pad}in ({})", self.atoms(&b.result));
+    }
+}

@@ -1,0 +1,219 @@
+//! Scalar operations as WGSL expressions, with Futhark's semantics for every primitive type in its
+//! 32-bit representation (see the module docs of `wgsl`).
+
+use super::wgsl_type;
+use crate::ir::{BinOp, CmpOp, MathFn, UnOp};
+use crate::prim::{IntType, PrimType, PrimValue};
+
+/// A WGSL literal for a constant (floats by bit pattern, so every value is exact).
+pub fn literal(v: PrimValue) -> String {
+    match v {
+        PrimValue::Bool(b) => b.to_string(),
+        PrimValue::F16(x) => format!("bitcast<f32>({:#x}u)", x.to_f32().to_bits()),
+        PrimValue::F32(x) => format!("bitcast<f32>({:#x}u)", x.to_bits()),
+        PrimValue::F64(x) => format!("bitcast<f32>({:#x}u)", (x as f32).to_bits()),
+        PrimValue::I8(_) | PrimValue::I16(_) | PrimValue::I32(_) | PrimValue::I64(_) => {
+            let x = v.as_i128().unwrap_or(0) as i32;
+            format!("i32({x})")
+        }
+        _ => {
+            let x = v.as_i128().unwrap_or(0) as u32;
+            format!("{x}u")
+        }
+    }
+}
+
+/// `e` wrapped to the width of `t` (a no-op for 32-bit and narrowed 64-bit types).
+pub fn wrap(e: String, t: PrimType) -> String {
+    match t {
+        PrimType::Int(IntType::I8) => format!("(({e} << 24u) >> 24u)"),
+        PrimType::Int(IntType::I16) => format!("(({e} << 16u) >> 16u)"),
+        PrimType::Int(IntType::U8) => format!("({e} & 0xffu)"),
+        PrimType::Int(IntType::U16) => format!("({e} & 0xffffu)"),
+        _ => e,
+    }
+}
+
+fn bits(t: PrimType) -> u32 {
+    match t {
+        PrimType::Int(i) => i.bits().min(32),
+        _ => 32,
+    }
+}
+
+fn mask_u32(a: &str, t: PrimType) -> String {
+    match bits(t) {
+        32 => format!("bitcast<u32>({a})"),
+        b => format!("(bitcast<u32>({a}) & {:#x}u)", (1u32 << b) - 1),
+    }
+}
+
+/// Does this integer operation divide (and so fail on a zero divisor)?
+pub fn divides(op: BinOp) -> bool {
+    matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem)
+}
+
+pub fn binop(op: BinOp, t: PrimType, a: &str, b: &str) -> Option<String> {
+    use BinOp as B;
+    Some(match t {
+        PrimType::Float(_) => match op {
+            B::Add => format!("({a} + {b})"),
+            B::Sub => format!("({a} - {b})"),
+            B::Mul => format!("({a} * {b})"),
+            B::Div => format!("({a} / {b})"),
+            B::Mod => format!("ogm_fmod({a}, {b})"),
+            B::Quot => format!("trunc({a} / {b})"),
+            B::Rem => format!("ogm_frem({a}, {b})"),
+            B::Pow => format!("ogm_powf({a}, {b})"),
+            B::Min => format!("ogm_fmin({a}, {b})"),
+            B::Max => format!("ogm_fmax({a}, {b})"),
+            _ => return None,
+        },
+        PrimType::Bool => match op {
+            B::LogAnd | B::And | B::Min => format!("({a} && {b})"),
+            B::LogOr | B::Or | B::Max => format!("({a} || {b})"),
+            B::Xor => format!("({a} != {b})"),
+            _ => return None,
+        },
+        PrimType::Int(i) => {
+            let w = if i.signed() { "i32" } else { "u32" };
+            let n = bits(t);
+            let e = match op {
+                B::Add => format!("({a} + {b})"),
+                B::Sub => format!("({a} - {b})"),
+                B::Mul => format!("({a} * {b})"),
+                B::Div => format!("ogm_div_{w}({a}, {b})"),
+                B::Mod => format!("ogm_mod_{w}({a}, {b})"),
+                B::Quot if i.signed() => format!("ogm_quot_i32({a}, {b})"),
+                B::Rem if i.signed() => format!("ogm_rem_i32({a}, {b})"),
+                B::Quot => format!("ogm_div_u32({a}, {b})"),
+                B::Rem => format!("ogm_mod_u32({a}, {b})"),
+                B::Pow => format!("ogm_pow_{w}({a}, {b})"),
+                B::Min => format!("min({a}, {b})"),
+                B::Max => format!("max({a}, {b})"),
+                B::And => format!("({a} & {b})"),
+                B::Or => format!("({a} | {b})"),
+                B::Xor => format!("({a} ^ {b})"),
+                B::Shl => format!("ogm_shl_{w}({a}, {b}, {n}u)"),
+                B::Shr => format!("ogm_shr_{w}({a}, {}, {n}u)", shift_amount(b, t)),
+                B::LogAnd | B::LogOr => return None,
+            };
+            wrap(e, t)
+        }
+    })
+}
+
+/// A right shift's amount is read as an unsigned number of the operand's width.
+fn shift_amount(b: &str, t: PrimType) -> String {
+    match t {
+        PrimType::Int(i) if i.signed() && i.bits() < 32 => {
+            format!("bitcast<i32>({})", mask_u32(b, t))
+        }
+        _ => b.to_string(),
+    }
+}
+
+pub fn unop(op: UnOp, t: PrimType, a: &str) -> Option<String> {
+    Some(match (op, t) {
+        (UnOp::Neg, PrimType::Float(_)) => format!("(-{a})"),
+        (UnOp::Neg, PrimType::Int(i)) if i.signed() => wrap(format!("(-{a})"), t),
+        (UnOp::Neg, PrimType::Int(_)) => wrap(format!("(0u - {a})"), t),
+        (UnOp::Not, PrimType::Bool) => format!("(!{a})"),
+        (UnOp::Not, PrimType::Int(_)) => wrap(format!("(~{a})"), t),
+        (UnOp::Abs, PrimType::Float(_)) => format!("abs({a})"),
+        (UnOp::Abs, PrimType::Int(i)) if i.signed() => wrap(format!("abs({a})"), t),
+        (UnOp::Abs, PrimType::Int(_)) => a.to_string(),
+        (UnOp::Sgn, PrimType::Float(_)) => format!("ogm_fsgn({a})"),
+        (UnOp::Sgn, PrimType::Int(i)) if i.signed() => format!("sign({a})"),
+        (UnOp::Sgn, PrimType::Int(_)) => format!("select(0u, 1u, {a} > 0u)"),
+        (UnOp::Abs | UnOp::Sgn, PrimType::Bool) => a.to_string(),
+        (UnOp::Neg, PrimType::Bool) => a.to_string(),
+        (UnOp::Not, PrimType::Float(_)) => return None,
+    })
+}
+
+pub fn cmp(op: CmpOp, t: PrimType, a: &str, b: &str) -> String {
+    let (a, b) = match t {
+        PrimType::Bool => (format!("u32({a})"), format!("u32({b})")),
+        _ => (a.to_string(), b.to_string()),
+    };
+    let o = match op {
+        CmpOp::Eq => "==",
+        CmpOp::Neq => "!=",
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+    };
+    format!("({a} {o} {b})")
+}
+
+pub fn convert(from: PrimType, to: PrimType, a: &str) -> String {
+    match (from, to) {
+        (PrimType::Bool, PrimType::Bool) => a.to_string(),
+        (PrimType::Int(i), PrimType::Bool) if i.signed() => format!("({a} != 0)"),
+        (PrimType::Int(_), PrimType::Bool) => format!("({a} != 0u)"),
+        (PrimType::Float(_), PrimType::Bool) => format!("({a} != 0.0)"),
+        (PrimType::Bool, PrimType::Int(i)) if i.signed() => format!("select(0, 1, {a})"),
+        (PrimType::Bool, PrimType::Int(_)) => format!("select(0u, 1u, {a})"),
+        (PrimType::Int(f), PrimType::Int(t)) => {
+            let e = if f.signed() == t.signed() {
+                a.to_string()
+            } else {
+                format!("bitcast<{}>({a})", wgsl_type(to))
+            };
+            wrap(e, to)
+        }
+        (PrimType::Float(_), PrimType::Int(i)) if i.signed() => wrap(format!("ogm_f2i({a})"), to),
+        (PrimType::Float(_), PrimType::Int(_)) => wrap(format!("ogm_f2u({a})"), to),
+        (PrimType::Bool, PrimType::Float(_)) => format!("select(0.0, 1.0, {a})"),
+        (PrimType::Int(_), PrimType::Float(_)) => format!("f32({a})"),
+        (PrimType::Float(_), PrimType::Float(_)) => a.to_string(),
+    }
+}
+
+pub fn math(f: MathFn, t: PrimType, args: &[String]) -> Option<String> {
+    use MathFn as M;
+    let a = args.first()?;
+    let b = || args.get(1);
+    let one = |name: &str| format!("{name}({a})");
+    Some(match f {
+        M::Sqrt => one("sqrt"),
+        M::Exp => one("exp"),
+        M::Log => one("log"),
+        M::Log2 => one("log2"),
+        M::Log10 => format!("(log2({a}) * 0.30102999566398120)"),
+        M::Sin => one("sin"),
+        M::Cos => one("cos"),
+        M::Tan => one("tan"),
+        M::Asin => one("asin"),
+        M::Acos => one("acos"),
+        M::Atan => one("atan"),
+        M::Atan2 => format!("atan2({a}, {})", b()?),
+        M::Sinh => one("sinh"),
+        M::Cosh => one("cosh"),
+        M::Tanh => one("tanh"),
+        M::Cbrt => one("ogm_cbrt"),
+        M::Log1p => one("ogm_log1p"),
+        M::Asinh => one("asinh"),
+        M::Acosh => one("acosh"),
+        M::Atanh => one("atanh"),
+        M::Hypot => format!("length(vec2<f32>({a}, {}))", b()?),
+        M::Floor => one("floor"),
+        M::Ceil => one("ceil"),
+        M::Round => one("round"),
+        M::Trunc => one("trunc"),
+        M::IsNan => one("ogm_isnan"),
+        M::IsInf => one("ogm_isinf"),
+        M::CopySign => format!("ogm_copysign({a}, {})", b()?),
+        M::Fma => format!("fma({a}, {}, {})", b()?, args.get(2)?),
+        M::ToBits => format!("bitcast<u32>({a})"),
+        M::FromBits => format!("bitcast<f32>({a})"),
+        M::Clz => {
+            let n = bits(t);
+            format!("(i32(countLeadingZeros({})) - {})", mask_u32(a, t), 32 - n)
+        }
+        M::Ctz => format!("i32(min(countTrailingZeros({}), {}u))", mask_u32(a, t), bits(t)),
+        M::Popc => format!("i32(countOneBits({}))", mask_u32(a, t)),
+    })
+}

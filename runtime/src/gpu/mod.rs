@@ -1,0 +1,388 @@
+//! Runs programs compiled by `ogham::backend::wgsl` with wgpu: a [`Device`] for the host
+//! schedule's executor (`ogham::backend::wgsl::exec`). Buffers stay on the GPU between kernels;
+//! compute pipelines are cached by WGSL text, so programs that share kernels (and repeated runs)
+//! compile each shader once. GPU errors (no adapter, validation, out of memory, device lost)
+//! become diagnostics.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use ogham::backend::wgsl::{self, exec, Access, GpuProgram, MAX_ERR_ARGS};
+use ogham::diag::{Diagnostic, Phase, Span};
+use ogham::driver;
+use ogham::testspec::run::Backend;
+use ogham::value::Value;
+
+/// A compiled kernel and the layout of its bindings.
+type Pipeline = (wgpu::ComputePipeline, wgpu::BindGroupLayout);
+
+fn gpu_err(msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Phase::Runtime, Span::DUMMY, format!("GPU error: {}", msg.into()))
+}
+
+/// One wgpu device with its pipeline cache.
+pub struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    pipelines: HashMap<String, Rc<Pipeline>>,
+    err: wgpu::Buffer,
+    lost: Arc<Mutex<Option<String>>>,
+    /// Word limit of one storage buffer binding.
+    max_words: u64,
+}
+
+/// A program loaded onto a [`Gpu`]: its kernels' pipelines.
+pub struct Loaded {
+    prog: GpuProgram,
+    pipelines: Vec<Rc<Pipeline>>,
+}
+
+#[derive(Clone)]
+pub struct Buf(Rc<wgpu::Buffer>);
+
+impl Gpu {
+    /// The first adapter wgpu finds (Vulkan natively); a clear error when there is none.
+    pub fn new() -> Result<Gpu, Diagnostic> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            Diagnostic::new(Phase::Runtime, Span::DUMMY, format!("no GPU adapter found: {e}"))
+                .with_hint("install a Vulkan driver (for example mesa-vulkan-drivers for lavapipe), or run with `--backend wasm`")
+        })?;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("ogham"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| gpu_err(format!("cannot open the device: {e}")))?;
+        let lost = Arc::new(Mutex::new(None));
+        let l2 = lost.clone();
+        device.set_device_lost_callback(move |_, msg| {
+            if let Ok(mut g) = l2.lock() {
+                *g = Some(msg);
+            }
+        });
+        // Errors outside an error scope would otherwise panic inside wgpu.
+        device.on_uncaptured_error(Arc::new(|_e| {}));
+        let err = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("errors"),
+            size: 4 * (1 + MAX_ERR_ARGS as u64),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let max_words =
+            (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size) / 4;
+        Ok(Gpu { device, queue, pipelines: HashMap::new(), err, lost, max_words })
+    }
+
+    /// Run `f`, turning GPU errors it raises into a diagnostic.
+    fn scoped<T>(&self, what: &str, f: impl FnOnce() -> T) -> Result<T, Diagnostic> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let val = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let r = f();
+        let v = pollster::block_on(val.pop());
+        let o = pollster::block_on(oom.pop());
+        if let Some(e) = o {
+            return Err(gpu_err(format!("out of memory while {what}: {e}")));
+        }
+        if let Some(e) = v {
+            return Err(gpu_err(format!("validation failed while {what}: {e}")));
+        }
+        self.check_lost()?;
+        Ok(r)
+    }
+
+    fn check_lost(&self) -> Result<(), Diagnostic> {
+        if let Some(msg) = self.lost.lock().ok().and_then(|g| g.clone()) {
+            return Err(gpu_err(format!("the device was lost: {msg}")));
+        }
+        Ok(())
+    }
+
+    fn pipeline(&mut self, k: &wgsl::Kernel) -> Result<Rc<Pipeline>, Diagnostic> {
+        if let Some(p) = self.pipelines.get(&k.wgsl) {
+            return Ok(p.clone());
+        }
+        let storage = |read_only| wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let mut entries = vec![storage(true), storage(false)];
+        entries.extend(k.buffers.iter().map(|a| storage(*a == Access::Read)));
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = entries
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| wgpu::BindGroupLayoutEntry {
+                binding: i as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty,
+                count: None,
+            })
+            .collect();
+        let p = self.scoped(&format!("compiling kernel `{}`", k.name), || {
+            let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&k.name),
+                entries: &entries,
+            });
+            let pl = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&k.name),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&k.name),
+                source: wgpu::ShaderSource::Wgsl(k.wgsl.as_str().into()),
+            });
+            let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&k.name),
+                layout: Some(&pl),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            (pipeline, layout)
+        })?;
+        let p = Rc::new(p);
+        self.pipelines.insert(k.wgsl.clone(), p.clone());
+        Ok(p)
+    }
+
+    /// Create the pipelines of a program's kernels (cached across programs).
+    pub fn load(&mut self, prog: GpuProgram) -> Result<Loaded, Diagnostic> {
+        let mut pipelines = Vec::new();
+        for k in &prog.kernels {
+            pipelines.push(self.pipeline(k)?);
+        }
+        Ok(Loaded { prog, pipelines })
+    }
+
+    /// Run an entry point of a loaded program.
+    pub fn run(
+        &mut self,
+        l: &Loaded,
+        entry: &str,
+        args: &[Value],
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let mut dev = Dev { gpu: self, pipelines: &l.pipelines };
+        // Clear any error left by an earlier run.
+        dev.take_error_inner()?;
+        exec::run_entry(&l.prog, &mut dev, entry, args)
+    }
+
+    fn read(&self, buf: &wgpu::Buffer, offset: u64, words: u64) -> Result<Vec<u32>, Diagnostic> {
+        let bytes = words * 4;
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("read back"),
+            size: bytes.max(4),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buf, offset * 4, &staging, 0, bytes);
+        self.queue.submit([enc.finish()]);
+        let slice = staging.slice(..bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| gpu_err(format!("waiting for the GPU: {e}")))?;
+        rx.recv()
+            .map_err(|_| gpu_err("the read-back never completed"))?
+            .map_err(|e| gpu_err(format!("cannot map a buffer: {e}")))?;
+        let out = {
+            let view = slice.get_mapped_range().map_err(|e| gpu_err(format!("{e}")))?;
+            view.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+        };
+        staging.unmap();
+        Ok(out)
+    }
+}
+
+struct Dev<'a> {
+    gpu: &'a mut Gpu,
+    pipelines: &'a [Rc<Pipeline>],
+}
+
+impl Dev<'_> {
+    fn buffer(&self, words: u64) -> Result<wgpu::Buffer, Diagnostic> {
+        if words > self.gpu.max_words {
+            return Err(gpu_err(format!(
+                "an array of {words} elements exceeds the device's storage buffer limit"
+            )));
+        }
+        self.gpu.scoped("allocating a buffer", || {
+            self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: 4 * words.max(1),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
+    fn take_error_inner(&mut self) -> Result<Vec<u32>, Diagnostic> {
+        let rec = self.gpu.read(&self.gpu.err, 0, 1 + MAX_ERR_ARGS as u64)?;
+        if rec.first().copied().unwrap_or(0) != 0 {
+            self.gpu.queue.write_buffer(&self.gpu.err, 0, &[0u8; 4 * (1 + MAX_ERR_ARGS)]);
+        }
+        Ok(rec)
+    }
+}
+
+fn bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+impl exec::Device for Dev<'_> {
+    type Buf = Buf;
+
+    fn alloc(&mut self, words: u64) -> Result<Buf, Diagnostic> {
+        Ok(Buf(Rc::new(self.buffer(words)?)))
+    }
+
+    fn upload(&mut self, words: &[u32]) -> Result<Buf, Diagnostic> {
+        let b = self.buffer(words.len() as u64)?;
+        if !words.is_empty() {
+            self.gpu.queue.write_buffer(&b, 0, &bytes(words));
+        }
+        Ok(Buf(Rc::new(b)))
+    }
+
+    fn download(&mut self, buf: &Buf, offset: u64, words: u64) -> Result<Vec<u32>, Diagnostic> {
+        self.gpu.read(&buf.0, offset, words)
+    }
+
+    fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
+        let b = self.buffer(words)?;
+        if words > 0 {
+            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(&src.0, 0, &b, 0, words * 4);
+            self.gpu.queue.submit([enc.finish()]);
+        }
+        Ok(Buf(Rc::new(b)))
+    }
+
+    fn write(&mut self, buf: &Buf, offset: u64, words: &[u32]) -> Result<(), Diagnostic> {
+        self.gpu.queue.write_buffer(&buf.0, offset * 4, &bytes(words));
+        Ok(())
+    }
+
+    fn dispatch(
+        &mut self,
+        kernel: usize,
+        args: &[u32],
+        bufs: &[&Buf],
+        groups: u64,
+    ) -> Result<(), Diagnostic> {
+        let p = self.pipelines.get(kernel).ok_or_else(|| gpu_err("no such kernel"))?.clone();
+        let argbuf = self.upload(if args.is_empty() { &[0] } else { args })?;
+        let gpu = &*self.gpu;
+        let x = groups.min(65535) as u32;
+        let y = groups.div_ceil(65535);
+        if y > 65535 {
+            return Err(gpu_err(format!("{groups} workgroups are too many for one dispatch")));
+        }
+        gpu.scoped("running a kernel", || {
+            let mut entries = vec![
+                wgpu::BindGroupEntry { binding: 0, resource: argbuf.0.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: gpu.err.as_entire_binding() },
+            ];
+            for (i, b) in bufs.iter().enumerate() {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: i as u32 + 2,
+                    resource: b.0.as_entire_binding(),
+                });
+            }
+            let bg = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &p.1,
+                entries: &entries,
+            });
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&p.0);
+                pass.set_bind_group(0, &bg, &[]);
+                pass.dispatch_workgroups(x, y as u32, 1);
+            }
+            gpu.queue.submit([enc.finish()]);
+        })
+    }
+
+    fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic> {
+        self.take_error_inner()
+    }
+}
+
+/// Compile a program for the GPU (after the usual pipeline).
+pub fn compile(src: &str) -> Result<GpuProgram, Vec<Diagnostic>> {
+    let compiled = driver::compile(src)?;
+    wgsl::compile(&compiled.ir)
+}
+
+/// The GPU backend for the test runner. A program the backend cannot compile (f64, unsupported
+/// constructs) still "compiles" for the runner, so that each of its cases reports the reason.
+pub struct GpuBackend {
+    gpu: Gpu,
+}
+
+impl GpuBackend {
+    pub fn new() -> Result<GpuBackend, Diagnostic> {
+        Ok(GpuBackend { gpu: Gpu::new()? })
+    }
+}
+
+pub enum GpuTestProgram {
+    Loaded(Box<Loaded>),
+    Rejected(Diagnostic),
+}
+
+impl Backend for GpuBackend {
+    type Program = RefCell<GpuTestProgram>;
+
+    fn compile(&mut self, src: &str) -> Result<Self::Program, Vec<Diagnostic>> {
+        let compiled = driver::compile(src)?;
+        let p = match wgsl::compile(&compiled.ir) {
+            Ok(gp) => match self.gpu.load(gp) {
+                Ok(l) => GpuTestProgram::Loaded(Box::new(l)),
+                Err(d) => GpuTestProgram::Rejected(d),
+            },
+            Err(ds) => GpuTestProgram::Rejected(
+                ds.into_iter()
+                    .next()
+                    .unwrap_or_else(|| gpu_err("the GPU backend could not compile the program")),
+            ),
+        };
+        Ok(RefCell::new(p))
+    }
+
+    fn run(
+        &mut self,
+        prog: &Self::Program,
+        entry: &str,
+        args: &[Value],
+    ) -> Result<Vec<Value>, Diagnostic> {
+        match &*prog.borrow() {
+            GpuTestProgram::Loaded(l) => self.gpu.run(l, entry, args),
+            GpuTestProgram::Rejected(d) => Err(d.clone()),
+        }
+    }
+}

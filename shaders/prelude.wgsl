@@ -1,0 +1,187 @@
+// Scalar helpers every generated kernel includes: Futhark's integer and float semantics where
+// WGSL's operators differ (flooring division, shifts by the width or more, NaN-ignoring min/max),
+// and the error channel. Binding 0 holds the kernel's scalar arguments as 32-bit words; binding 1
+// the error record: [0] = failing site + 1 (0: no error), [1..] the message's values.
+
+@group(0) @binding(0) var<storage, read> ogm_args: array<u32>;
+@group(0) @binding(1) var<storage, read_write> ogm_err: array<atomic<u32>>;
+
+fn ogm_fail(site: u32, a: array<u32, 8>, n: u32) {
+    var vals = a;
+    // The first failure wins; a weak exchange may fail spuriously, so retry while the slot is free.
+    loop {
+        let r = atomicCompareExchangeWeak(&ogm_err[0], 0u, site + 1u);
+        if r.exchanged {
+            for (var k = 0u; k < n; k++) {
+                atomicStore(&ogm_err[k + 1u], vals[k]);
+            }
+            break;
+        }
+        if r.old_value != 0u { break; }
+    }
+}
+
+fn ogm_div_i32(x: i32, y: i32) -> i32 {
+    if y == 0 { return 0; }
+    if x == i32(-2147483647 - 1) && y == -1 { return x; }
+    let q = x / y;
+    let r = x - q * y;
+    if r != 0 && ((r < 0) != (y < 0)) { return q - 1; }
+    return q;
+}
+
+fn ogm_mod_i32(x: i32, y: i32) -> i32 {
+    if y == 0 { return 0; }
+    if y == -1 { return 0; }
+    let r = x % y;
+    if r != 0 && ((r < 0) != (y < 0)) { return r + y; }
+    return r;
+}
+
+fn ogm_quot_i32(x: i32, y: i32) -> i32 {
+    if y == 0 { return 0; }
+    if x == i32(-2147483647 - 1) && y == -1 { return x; }
+    return x / y;
+}
+
+fn ogm_rem_i32(x: i32, y: i32) -> i32 {
+    if y == 0 || y == -1 { return 0; }
+    return x % y;
+}
+
+fn ogm_div_u32(x: u32, y: u32) -> u32 {
+    if y == 0u { return 0u; }
+    return x / y;
+}
+
+fn ogm_mod_u32(x: u32, y: u32) -> u32 {
+    if y == 0u { return 0u; }
+    return x % y;
+}
+
+fn ogm_pow_i32(x: i32, y: i32) -> i32 {
+    var base = x;
+    var rem = u32(y);
+    var acc = 1;
+    while rem != 0u {
+        if (rem & 1u) == 1u { acc = acc * base; }
+        base = base * base;
+        rem = rem >> 1u;
+    }
+    return acc;
+}
+
+fn ogm_pow_u32(x: u32, y: u32) -> u32 {
+    var base = x;
+    var rem = y;
+    var acc = 1u;
+    while rem != 0u {
+        if (rem & 1u) == 1u { acc = acc * base; }
+        base = base * base;
+        rem = rem >> 1u;
+    }
+    return acc;
+}
+
+// Shifts: amounts of at least `bits` shift every bit out (the sign fills signed right shifts).
+fn ogm_shl_i32(x: i32, y: i32, bits: u32) -> i32 {
+    if u32(y) >= bits { return 0; }
+    return x << u32(y);
+}
+
+fn ogm_shr_i32(x: i32, y: i32, bits: u32) -> i32 {
+    if u32(y) >= bits { return select(0, -1, x < 0); }
+    return x >> u32(y);
+}
+
+fn ogm_shl_u32(x: u32, y: u32, bits: u32) -> u32 {
+    if y >= bits { return 0u; }
+    return x << y;
+}
+
+fn ogm_shr_u32(x: u32, y: u32, bits: u32) -> u32 {
+    if y >= bits { return 0u; }
+    return x >> y;
+}
+
+fn ogm_isnan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn ogm_isinf(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;
+}
+
+fn ogm_fmin(x: f32, y: f32) -> f32 {
+    if ogm_isnan(x) { return y; }
+    if ogm_isnan(y) || x <= y { return x; }
+    return y;
+}
+
+fn ogm_fmax(x: f32, y: f32) -> f32 {
+    if ogm_isnan(x) { return y; }
+    if ogm_isnan(y) || y <= x { return x; }
+    return y;
+}
+
+fn ogm_copysign(x: f32, y: f32) -> f32 {
+    return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
+}
+
+fn ogm_frem(x: f32, y: f32) -> f32 {
+    return x - y * trunc(x / y);
+}
+
+fn ogm_fmod(x: f32, y: f32) -> f32 {
+    let r = ogm_frem(x, y);
+    if r == 0.0 { return ogm_copysign(0.0, y); }
+    if (r < 0.0) != (y < 0.0) { return r + y; }
+    return r;
+}
+
+// pow with C semantics for negative bases and integral exponents.
+fn ogm_powf(x: f32, y: f32) -> f32 {
+    if y == 0.0 { return 1.0; }
+    if x == 1.0 { return 1.0; }
+    if x < 0.0 && trunc(y) == y {
+        let m = pow(-x, y);
+        if abs(y) < 16777216.0 && (i32(abs(y)) & 1) == 1 { return -m; }
+        return m;
+    }
+    if x == 0.0 {
+        if y > 0.0 { return 0.0; }
+        return bitcast<f32>(0x7f800000u);
+    }
+    return pow(x, y);
+}
+
+fn ogm_fsgn(x: f32) -> f32 {
+    if ogm_isnan(x) { return x; }
+    return sign(x);
+}
+
+fn ogm_round(x: f32) -> f32 {
+    return round(x);
+}
+
+fn ogm_cbrt(x: f32) -> f32 {
+    if x == 0.0 || ogm_isnan(x) || ogm_isinf(x) { return x; }
+    return sign(x) * pow(abs(x), 1.0 / 3.0);
+}
+
+fn ogm_log1p(x: f32) -> f32 {
+    let u = 1.0 + x;
+    if u == 1.0 { return x; }
+    return log(u) * x / (u - 1.0);
+}
+
+fn ogm_f2i(x: f32) -> i32 {
+    if ogm_isnan(x) || ogm_isinf(x) { return 0; }
+    return i32(trunc(x));
+}
+
+fn ogm_f2u(x: f32) -> u32 {
+    if ogm_isnan(x) || ogm_isinf(x) { return 0u; }
+    if x < 0.0 { return bitcast<u32>(i32(trunc(x))); }
+    return u32(trunc(x));
+}
