@@ -22,8 +22,6 @@ use super::ilp::{Cmp, IlpError, Problem, Var};
 pub use elab::{InsertKind, Insertion};
 use rank::{Lin, Rank};
 
-/// The largest rank (and number of maps or reps at one application) the ILP considers.
-const U: i64 = 32;
 /// Candidates listed in an ambiguity error.
 const MAX_CANDIDATES: usize = 5;
 
@@ -56,16 +54,15 @@ pub struct DefReport {
 
 struct Built {
     problem: Problem,
-    /// Per application: (b_M, b_R).
-    binaries: Vec<(Var, Var)>,
-    /// Per application: the index of its `b_M + b_R <= 1` constraint.
+    /// Per application: (M, R).
+    pairs: Vec<(Var, Var)>,
+    /// Per application: the index of its `M = 0 ∨ R = 0` clause.
     disj: Vec<usize>,
 }
 
 fn build(r: &Rank, apps: &[rank::App]) -> Built {
     let mut p = Problem::default();
-    // No explicit upper bounds: M and R are bounded by U·b, the binaries by `b_M + b_R <= 1`, and
-    // the other ranks are never pushed up by the objective (fewer rows keep the tableau small).
+    // No upper bounds: the objective never pushes a rank up, and bounds would only be rows.
     for name in &r.rvar_names {
         p.int_var(name.clone(), None);
     }
@@ -73,19 +70,14 @@ fn build(r: &Rank, apps: &[rank::App]) -> Built {
     for (e, _) in &r.eqs {
         p.constrain(lin(e), Cmp::Eq, -e.c);
     }
-    let mut binaries = Vec::new();
+    let mut pairs = Vec::new();
     let mut disj = Vec::new();
     for a in apps {
         let (m, rr) = (a.m, a.r);
-        let bm = p.int_var(format!("b{}", r.rvar_names[m]), None);
-        let br = p.int_var(format!("b{}", r.rvar_names[rr]), None);
         let t = p.int_var(format!("T{}", r.rvar_names[rr].trim_start_matches('R')), None);
-        p.constrain(vec![(m, 1), (bm, -U)], Cmp::Le, 0);
-        p.constrain(vec![(rr, 1), (br, -U)], Cmp::Le, 0);
-        p.constrain(vec![(bm, 1), (m, -1)], Cmp::Le, 0);
-        p.constrain(vec![(br, 1), (rr, -1)], Cmp::Le, 0);
-        disj.push(p.constraints.len());
-        p.constrain(vec![(bm, 1), (br, 1)], Cmp::Le, 1);
+        // M = 0 ∨ R = 0: an application is mapped or replicated, not both.
+        disj.push(p.clauses.len());
+        p.either(vec![(m, Cmp::Le, 0), (rr, Cmp::Le, 0)]);
         // T >= R - F: the reps not induced by the frame (T is minimised, so T = max(0, R - F)).
         let tf = Lin::var(t).minus(&Lin::var(rr)).plus(&a.frame);
         p.constrain(tf.terms.clone(), Cmp::Ge, -tf.c);
@@ -96,9 +88,9 @@ fn build(r: &Rank, apps: &[rank::App]) -> Built {
         }
         p.objective.push((m, 1));
         p.objective.push((t, 1));
-        binaries.push((bm, br));
+        pairs.push((m, rr));
     }
-    Built { problem: p, binaries, disj }
+    Built { problem: p, pairs, disj }
 }
 
 /// Run rank analysis on one definition.
@@ -128,7 +120,7 @@ pub(crate) fn analyse(
         report.result = "optimum 0 (no insertion is rank-correct; found without the ILP)\n".into();
         return (Outcome::Unchanged, report);
     }
-    let sols = match solve_split(&b.problem, &b.binaries) {
+    let sols = match solve_split(&b.problem, &b.pairs) {
         Ok(s) => s,
         Err(e) => {
             report.result = format!("{e}");
@@ -187,7 +179,7 @@ fn show_sol(p: &Problem, vals: &[i64]) -> String {
         .vars
         .iter()
         .zip(vals)
-        .filter(|(v, &x)| x != 0 && !v.name.starts_with('b'))
+        .filter(|(_, &x)| x != 0)
         .map(|(v, x)| format!("{}={x}", v.name))
         .collect();
     if nz.is_empty() {
@@ -264,7 +256,7 @@ fn zero_feasible(r: &Rank) -> bool {
 /// Solve the ILP one connected component at a time (applications that share no rank variable
 /// are independent, and most are): the optimal solution, then up to `MAX_CANDIDATES - 1` other
 /// optima of the first component that has several (different on the M/R binaries).
-fn solve_split(p: &Problem, binaries: &[(Var, Var)]) -> Result<Vec<Vec<i64>>, IlpError> {
+fn solve_split(p: &Problem, pairs: &[(Var, Var)]) -> Result<Vec<Vec<i64>>, IlpError> {
     let n = p.vars.len();
     let mut parent: Vec<usize> = (0..n).collect();
     fn root(parent: &mut [usize], mut x: usize) -> usize {
@@ -274,9 +266,14 @@ fn solve_split(p: &Problem, binaries: &[(Var, Var)]) -> Result<Vec<Vec<i64>>, Il
         }
         x
     }
-    for c in &p.constraints {
-        if let Some(&(first, _)) = c.terms.first() {
-            for &(v, _) in &c.terms[1..] {
+    let linked = p
+        .constraints
+        .iter()
+        .map(|c| c.terms.iter().map(|t| t.0).collect::<Vec<_>>())
+        .chain(p.clauses.iter().map(|c| c.iter().map(|l| l.0).collect()));
+    for vars in linked {
+        if let Some((&first, rest)) = vars.split_first() {
+            for &v in rest {
                 let (a, b) = (root(&mut parent, first), root(&mut parent, v));
                 if a != b {
                     parent[a.max(b)] = a.min(b);
@@ -308,6 +305,13 @@ fn solve_split(p: &Problem, binaries: &[(Var, Var)]) -> Result<Vec<Vec<i64>>, Il
                 return Err(IlpError::Infeasible);
             }
         }
+        for c in &p.clauses {
+            if c.first().is_some_and(|&(v, _, _)| roots[v] == comp) {
+                sub.either(c.iter().map(|&(v, cmp, k)| (index[v], cmp, k)).collect());
+            } else if c.is_empty() {
+                return Err(IlpError::Infeasible);
+            }
+        }
         sub.objective = p
             .objective
             .iter()
@@ -324,28 +328,25 @@ fn solve_split(p: &Problem, binaries: &[(Var, Var)]) -> Result<Vec<Vec<i64>>, Il
         if s.objective == 0 || !alternatives.is_empty() {
             continue;
         }
-        // Ambiguity: cut each optimum found on its binaries; ask for another at the optimum.
-        let bins: Vec<usize> = binaries
+        // Ambiguity: another optimum that maps or replicates at a different set of applications.
+        // Each optimum found is excluded by a clause (some application's M or R switches between
+        // zero and non-zero), and the search asks for another at the same objective.
+        let pairs: Vec<(usize, usize)> = pairs
             .iter()
-            .flat_map(|&(a, b)| [a, b])
-            .filter(|&b| roots[b] == comp)
-            .map(|b| index[b])
+            .filter(|&&(m, _)| roots[m] == comp)
+            .map(|&(m, r)| (index[m], index[r]))
             .collect();
         sub.constrain(sub.objective.clone(), Cmp::Eq, s.objective);
         let mut last = s.values.clone();
         let mut found = Vec::new();
         while found.len() + 1 < MAX_CANDIDATES {
-            let mut terms = Vec::new();
-            let mut ones = 0;
-            for &b in &bins {
-                if last[b] == 1 {
-                    terms.push((b, 1));
-                    ones += 1;
-                } else {
-                    terms.push((b, -1));
+            let mut clause = Vec::new();
+            for &(m, r) in &pairs {
+                for v in [m, r] {
+                    clause.push(if last[v] > 0 { (v, Cmp::Le, 0) } else { (v, Cmp::Ge, 1) });
                 }
             }
-            sub.constrain(terms, Cmp::Le, ones - 1);
+            sub.either(clause);
             match sub.solve() {
                 Ok(s2) => {
                     last = s2.values.clone();
@@ -385,8 +386,9 @@ fn trivially_true(c: &super::ilp::Constraint) -> bool {
 fn infeasible(r: &Rank, b: &Built, apps: &[rank::App], v: &ValDec) -> Outcome {
     for (i, a) in apps.iter().enumerate() {
         let mut p = b.problem.clone();
-        if let Some(c) = p.constraints.get_mut(b.disj[i]) {
-            c.rhs = 2;
+        if b.disj[i] < p.clauses.len() {
+            // Relaxed: this application may both map and replicate.
+            p.clauses.remove(b.disj[i]);
         }
         if solve_split(&p, &[]).is_ok() {
             return Outcome::Error(
