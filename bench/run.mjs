@@ -41,11 +41,17 @@ for (const w of workloads) {
   const inputs = w.setup(size);
   const work = w.work(size);
   const row = { name: w.name, work, res: {} };
-  const simd = await loadOgham(w.file);
-  row.res.ogham = await time(async () => w.ogham(simd, inputs));
-  if (w.simd) {
-    const scalar = await loadOgham(w.file, { simd: false });
-    row.res.scalar = await time(async () => w.ogham(scalar, inputs));
+  try {
+    const simd = await loadOgham(w.file);
+    row.res.ogham = await time(async () => w.ogham(simd, inputs));
+    if (w.simd) {
+      const scalar = await loadOgham(w.file, { simd: false });
+      row.res.scalar = await time(async () => w.ogham(scalar, inputs));
+    }
+  } catch (e) {
+    console.log(`${w.name}: Ogham failed: ${e.message}`);
+    rows.push({ name: w.name, work, res: { ogham: { error: String(e.message).split('\n')[0] } } });
+    continue;
   }
   const tfCache = {};
   const jaxCache = {};
@@ -96,6 +102,10 @@ lines.push('| workload | Ogham | rate | no SIMD | SIMD speed-up | TF.js | ratio 
 lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const o = r.res.ogham;
+  if (o.error) {
+    lines.push(`| ${r.name} | error: ${o.error.replace(/\|/g, '/')} | – | – | – | – | – | – | – | – | – |`);
+    continue;
+  }
   const cells = [r.name, fmt(o), rate(r.work, o.median)];
   cells.push(r.res.scalar ? fmt(r.res.scalar) : '–');
   cells.push(r.res.scalar ? `${(r.res.scalar.median / o.median).toFixed(2)}×` : '–');
