@@ -46,6 +46,8 @@ export async function loadPeers() {
     versions: {
       tf: tf.version.tfjs,
       tfBackend: tf.getBackend(),
+      tfSimd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT'),
+      tfThreads: tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT'),
       jax: JSON.parse(readFileSync(path.join(root, 'bench/node_modules/@jax-js/jax/package.json'), 'utf8')).version,
     },
   };

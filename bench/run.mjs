@@ -85,10 +85,10 @@ const fmt = (r) => `${r.median.toFixed(2)} (${r.min.toFixed(2)}–${r.max.toFixe
 const lines = [];
 lines.push('# Benchmarks: Ogham (wasm backend) against TensorFlow.js and jax-js, in Node');
 lines.push('');
-lines.push('Written by `node bench/run.mjs` (see bench/README.md); do not edit by hand.');
+lines.push('The table is written by `node bench/run.mjs` (see bench/README.md); the notes after it by hand.');
 lines.push('');
 lines.push(`Conditions: Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ` +
-  `@tensorflow/tfjs ${peers.versions.tf} on its \`${peers.versions.tfBackend}\` backend, @jax-js/jax ${peers.versions.jax} on its \`wasm\` device; ` +
+  `@tensorflow/tfjs ${peers.versions.tf} on its \`${peers.versions.tfBackend}\` backend (SIMD ${peers.versions.tfSimd ? 'on' : 'off'}, threads ${peers.versions.tfThreads ? 'on' : 'off'}), @jax-js/jax ${peers.versions.jax} on its \`wasm\` device; ` +
   `${warmup} warm-up runs then ${runs} timed runs per cell; ${new Date().toISOString().slice(0, 16)}Z.`);
 lines.push('');
 lines.push('Times are milliseconds per call: median (min–max). Every implementation goes from JS typed arrays to JS');
