@@ -1,6 +1,7 @@
 //! `ogham`: run, test and inspect Ogham programs.
 
 mod backend;
+mod build;
 mod gradcheck;
 mod run;
 mod serve;
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Run an entry point (interpreter or wasm); arguments are read from stdin.
     Run(run::Args),
+    /// Compile a program to a wasm module and its manifest (OUT.wasm, OUT.json).
+    Build(build::Args),
     /// Print a stage of the pipeline for a program.
     Show(show::Args),
     /// Check an entry point's derivatives (jvp and vjp) against finite differences.
@@ -36,6 +39,7 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run(args) => run::main(&args),
+        Command::Build(args) => build::main(&args),
         Command::Show(args) => show::main(&args),
         Command::Test(args) => test::main(&args),
         Command::Gradcheck(args) => gradcheck::main(&args),

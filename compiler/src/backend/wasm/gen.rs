@@ -1,12 +1,13 @@
 //! The module skeleton (memory, arena, error globals), functions, entry wrappers and statements.
 //! Arrays are immutable once built: every construct that produces an array writes a fresh one in
-//! the arena (`Update`, `Scatter` and `Hist` copy their destination first), so aliases are safe.
+//! the arena, so aliases are safe. `Update`, `Scatter` and `Hist` copy their destination first,
+//! except where `ir::inplace` finds it owned and dead afterwards: those write into it.
 
 use std::collections::HashMap;
 
 use walrus::ir::{BinaryOp as B, UnaryOp as U};
 use walrus::{
-    ConstExpr, FunctionBuilder, FunctionId, InstrSeqBuilder, LocalId, MemoryId, Module,
+    ConstExpr, FunctionBuilder, FunctionId, GlobalId, InstrSeqBuilder, LocalId, MemoryId, Module,
     ModuleConfig, ValType,
 };
 
@@ -24,6 +25,8 @@ pub(super) struct Gen<'p> {
     pub mem: MemoryId,
     pub alloc_fn: FunctionId,
     pub fail_fn: FunctionId,
+    /// The arena's top (the next free byte).
+    hp: GlobalId,
     funs: Vec<Option<FunctionId>>,
     active: Vec<bool>,
     pub sites: Vec<Site>,
@@ -35,6 +38,10 @@ pub(super) struct Gen<'p> {
     /// A map's vector accumulator for the reduce right after it: (the mapped array, where the
     /// vector loop stopped, the accumulator).
     pending: Option<(Var, LocalId, LocalId)>,
+    /// The statements (by first pattern variable) that update their destination in place.
+    in_place: std::collections::HashSet<Var>,
+    /// Whether the statement being generated is one of those.
+    here_in_place: bool,
 }
 
 /// One index position with its operands in i64 locals.
@@ -138,6 +145,7 @@ pub(super) fn generate(
         mem,
         alloc_fn,
         fail_fn,
+        hp,
         funs: vec![None; prog.funs.len()],
         active: vec![false; prog.funs.len()],
         sites: Vec::new(),
@@ -146,6 +154,8 @@ pub(super) fn generate(
         helpers: HashMap::new(),
         vars: HashMap::new(),
         pending: None,
+        in_place: crate::ir::inplace::in_place(prog),
+        here_in_place: false,
     };
     let mut entries = Vec::new();
     for ep in &prog.entries {
@@ -526,6 +536,7 @@ impl<'p> Gen<'p> {
     fn stm(&mut self, b: &mut InstrSeqBuilder, stm: &ir::Stm) {
         let span = stm.span;
         let pat: Vec<LocalId> = stm.pat.iter().map(|p| self.bind(p, span)).collect();
+        self.here_in_place = stm.pat.first().is_some_and(|p| self.in_place.contains(&p.var));
         let first = pat.first().copied();
         let set_one = |b: &mut InstrSeqBuilder| {
             if let Some(l) = first {
@@ -935,19 +946,24 @@ impl<'p> Gen<'p> {
         let (st, block, ixs) = self.prepare_index(b, arr, idx, span);
         let shape = self.shape(arr);
         let dims = self.dim_locals(b, &shape);
-        let n = self.product(b, &dims);
-        let out = self.alloc_elems(b, n, elem);
-        self.copy_elems(
-            b,
-            |b| {
-                b.local_get(out);
-            },
-            |b| {
-                b.local_get(base);
-            },
-            n,
-            elem,
-        );
+        let out = if self.here_in_place {
+            base
+        } else {
+            let n = self.product(b, &dims);
+            let out = self.alloc_elems(b, n, elem);
+            self.copy_elems(
+                b,
+                |b| {
+                    b.local_get(out);
+                },
+                |b| {
+                    b.local_get(base);
+                },
+                n,
+                elem,
+            );
+            out
+        };
         let zero = self.tmp(ValType::I64);
         b.i64_const(0).local_set(zero);
         let value = *value;
@@ -1381,7 +1397,12 @@ impl<'p> Gen<'p> {
                 }
             }
         }
+        // Each iteration's results are copied into the outputs, so whatever its body allocated
+        // is dead afterwards: the arena goes back to where the iteration started.
+        let mark = self.tmp(ValType::I32);
+        let hp = self.hp;
         self.for_step(b, start, wl, 1, |g, b, j| {
+            b.global_get(hp).local_set(mark);
             for (p, a) in ps.iter().zip(arrs) {
                 g.bind_row(b, *p, *a, j);
             }
@@ -1389,6 +1410,7 @@ impl<'p> Gen<'p> {
             for ((out, row, elem), r) in outs.iter().zip(&lam.body.result) {
                 g.store_row(b, *out, j, r, *elem, *row);
             }
+            b.local_get(mark).global_set(hp);
         });
     }
 
@@ -1447,11 +1469,15 @@ impl<'p> Gen<'p> {
         }
     }
 
-    /// A fresh copy of array `v`: (pointer, dims).
+    /// A fresh copy of array `v` (or `v` itself when the statement updates in place):
+    /// (pointer, dims).
     fn copy_of(&mut self, b: &mut InstrSeqBuilder, v: Var) -> (LocalId, Vec<LocalId>) {
         let elem = self.var_type(v).elem();
         let sh = self.shape(v);
         let ds = self.dim_locals(b, &sh);
+        if self.here_in_place {
+            return (self.local(v), ds);
+        }
         let n = self.product(b, &ds);
         let out = self.alloc_elems(b, n, elem);
         let src = self.local(v);

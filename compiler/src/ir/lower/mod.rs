@@ -37,7 +37,7 @@ mod expr;
 mod intrinsic;
 mod ops;
 mod pat;
-mod rewrite;
+pub(crate) mod rewrite;
 mod soac;
 pub mod sval;
 

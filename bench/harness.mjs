@@ -1,0 +1,80 @@
+// Shared by the benchmark (run.mjs) and its smoke test: compiles the Ogham programs with the CLI
+// (`ogham build`, SIMD and scalar modules), loads them with the JS executor (runtime/js/ogham.mjs),
+// and loads the peers: TensorFlow.js on its wasm backend and jax-js on its wasm device.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { load } from '../runtime/js/ogham.mjs';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The CLI: $OGHAM if set, else the debug build, else `cargo run`. */
+function ogham(args) {
+  const bin = process.env.OGHAM ?? path.join(root, 'target/debug/ogham');
+  if (existsSync(bin)) {
+    execFileSync(bin, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  } else {
+    execFileSync('cargo', ['run', '--quiet', '-p', 'ogham-cli', '--', ...args], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  }
+}
+
+/** Compile examples/bench/FILE.fut and load it; `simd: false` builds the scalar module. */
+export async function loadOgham(file, { simd = true } = {}) {
+  const dir = path.join(root, 'bench', '.build');
+  mkdirSync(dir, { recursive: true });
+  const out = path.join(dir, simd ? file : `${file}-nosimd`);
+  ogham(['build', path.join(root, 'examples', 'bench', `${file}.fut`), '-o', out, ...(simd ? [] : ['--no-simd'])]);
+  return load(readFileSync(`${out}.wasm`), JSON.parse(readFileSync(`${out}.json`, 'utf8')));
+}
+
+/** TensorFlow.js with the wasm backend, and jax-js on the wasm device. */
+export async function loadPeers() {
+  const tf = await import('@tensorflow/tfjs');
+  await import('@tensorflow/tfjs-backend-wasm');
+  await tf.setBackend('wasm');
+  await tf.ready();
+  const jax = await import('@jax-js/jax');
+  await jax.init('wasm');
+  jax.defaultDevice('wasm');
+  return {
+    tf,
+    jax: { np: jax.numpy, nn: jax.nn, jit: jax.jit, grad: jax.grad },
+    versions: {
+      tf: tf.version.tfjs,
+      tfBackend: tf.getBackend(),
+      tfSimd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT'),
+      tfThreads: tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT'),
+      jax: JSON.parse(readFileSync(path.join(root, 'bench/node_modules/@jax-js/jax/package.json'), 'utf8')).version,
+    },
+  };
+}
+
+/** The largest relative difference between two flat result lists (relative to max |b|). */
+export function maxRelDiff(as, bs) {
+  let worst = 0;
+  for (let j = 0; j < as.length; j++) {
+    const a = as[j];
+    const b = bs[j];
+    if (a.length !== b.length) return Infinity;
+    let scale = 1e-30;
+    for (let i = 0; i < b.length; i++) scale = Math.max(scale, Math.abs(Number(b[i])));
+    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(Number(a[i]) - Number(b[i])) / scale);
+  }
+  return worst;
+}
+
+/** The fraction of elements that differ at all (for integer results such as escape counts). */
+export function mismatchFraction(as, bs) {
+  let bad = 0;
+  let total = 0;
+  for (let j = 0; j < as.length; j++) {
+    if (as[j].length !== bs[j].length) return 1;
+    for (let i = 0; i < as[j].length; i++) bad += Number(as[j][i]) !== Number(bs[j][i]) ? 1 : 0;
+    total += as[j].length;
+  }
+  return total ? bad / total : 0;
+}

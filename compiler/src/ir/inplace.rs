@@ -1,0 +1,222 @@
+//! Which `Update`, `Scatter` and `Hist` statements may write into their destination array
+//! instead of a copy of it: those whose destination is owned (its memory belongs to no other
+//! live value) and dead after the statement. Backends that store arrays in mutable memory use
+//! this; without it, every such statement copies its destination first.
+//!
+//! The analysis is local and conservative rather than relying on the checker's uniqueness types
+//! (AD and the optimiser rewrite the IR after checking). A destination `d` at statement `S` of a
+//! body `B` qualifies when
+//! * `d` is bound in `B` by an expression that builds a fresh array (`map`, `scan`, `replicate`,
+//!   `iota`, `copy`, `concat`, an array literal, or another `Update`/`Scatter`/`Hist`), or `d` is
+//!   a parameter of the loop whose body `B` is, and that loop's initial value qualifies in the
+//!   enclosing body and every iteration's new value is a fresh array returned once;
+//! * nothing that may share `d`'s memory (`d`, and whatever was derived from it by a statement
+//!   that can alias, such as slicing, reshaping, `if`, a loop or a call) is mentioned after `S`
+//!   in `B` or returned by `B`, and `S` mentions `d` only as its destination.
+
+use std::collections::HashSet;
+
+use super::lower::rewrite::walk_vars_exp;
+use super::{Atom, Body, Exp, Program, Stm, Var};
+
+/// The first pattern variable of every statement that may update its destination in place.
+pub fn in_place(prog: &Program) -> HashSet<Var> {
+    let mut out = HashSet::new();
+    for f in &prog.funs {
+        let top = Scope { body: &f.body, parent: None, loop_at: None };
+        walk(&top, &mut out);
+    }
+    out
+}
+
+/// A body and where it sits: the enclosing body and the index of the loop statement whose body
+/// it is (when it is a loop body).
+struct Scope<'a> {
+    body: &'a Body,
+    parent: Option<&'a Scope<'a>>,
+    loop_at: Option<usize>,
+}
+
+fn walk(sc: &Scope, out: &mut HashSet<Var>) {
+    for (i, s) in sc.body.stms.iter().enumerate() {
+        match &s.exp {
+            Exp::If { then_body, else_body, .. } => {
+                for b in [then_body, else_body] {
+                    walk(&Scope { body: b, parent: Some(sc), loop_at: None }, out);
+                }
+            }
+            Exp::Loop { body, .. } => {
+                walk(&Scope { body, parent: Some(sc), loop_at: Some(i) }, out);
+            }
+            Exp::Map { lam, .. } | Exp::Reduce { lam, .. } | Exp::Scan { lam, .. } => {
+                walk(&Scope { body: &lam.body, parent: Some(sc), loop_at: None }, out);
+            }
+            Exp::Hist { lam, .. } => {
+                walk(&Scope { body: &lam.body, parent: Some(sc), loop_at: None }, out);
+            }
+            _ => {}
+        }
+        let dests: Vec<Var> = match &s.exp {
+            Exp::Update { arr, .. } => vec![*arr],
+            Exp::Scatter { dest, .. } => vec![*dest],
+            Exp::Hist { dest, .. } => dest.clone(),
+            _ => continue,
+        };
+        let Some(first) = s.pat.first() else { continue };
+        if dests.iter().all(|d| owned(sc, i, *d) && dead_after(sc.body, i, *d)) {
+            out.insert(first.var);
+        }
+    }
+}
+
+/// Whether `e` writes its array results into fresh memory (or, for the updating statements,
+/// into memory that this analysis found owned).
+fn fresh(e: &Exp) -> bool {
+    matches!(
+        e,
+        Exp::Map { .. }
+            | Exp::Scan { .. }
+            | Exp::Replicate { .. }
+            | Exp::Iota { .. }
+            | Exp::Copy(_)
+            | Exp::Concat { .. }
+            | Exp::ArrayLit { .. }
+            | Exp::Update { .. }
+            | Exp::Scatter { .. }
+            | Exp::Hist { .. }
+    )
+}
+
+/// Whether a statement that mentions an array can give a result sharing its memory.
+fn may_alias(s: &Stm) -> bool {
+    let scalar_results = s.pat.iter().all(|p| p.ty.rank() == 0);
+    let copies = matches!(
+        s.exp,
+        Exp::Map { .. }
+            | Exp::Scan { .. }
+            | Exp::Replicate { .. }
+            | Exp::Copy(_)
+            | Exp::Concat { .. }
+            | Exp::ArrayLit { .. }
+    );
+    !(scalar_results || copies)
+}
+
+/// Whether `d`, used at statement `at` of `sc`, owns its memory there.
+fn owned(sc: &Scope, at: usize, d: Var) -> bool {
+    let b = sc.body;
+    let bound_fresh =
+        b.stms[..at].iter().any(|s| fresh(&s.exp) && s.pat.iter().any(|p| p.var == d));
+    if bound_fresh {
+        return true;
+    }
+    // A loop parameter: its first value comes from the initial value, the others from the body.
+    let (Some(parent), Some(li)) = (sc.parent, sc.loop_at) else { return false };
+    let Some(Stm { exp: Exp::Loop { params, .. }, .. }) = parent.body.stms.get(li) else {
+        return false;
+    };
+    let Some(k) = params.iter().position(|(p, _)| p.var == d) else { return false };
+    let Atom::Var(init) = params[k].1 else { return false };
+    if !(owned(parent, li, init) && dead_after(parent.body, li, init)) {
+        return false;
+    }
+    if b.result.len() != params.len() {
+        return false;
+    }
+    let Atom::Var(next) = b.result[k] else { return false };
+    let Some(def) = b.stms.iter().position(|s| s.pat.iter().any(|p| p.var == next)) else {
+        return false;
+    };
+    if !fresh(&b.stms[def].exp) {
+        return false;
+    }
+    // No other result may share the new value's memory.
+    let shared = aliases(b, def, next, b.stms.len());
+    b.result
+        .iter()
+        .enumerate()
+        .all(|(j, a)| j == k || !matches!(a, Atom::Var(v) if shared.contains(v)))
+}
+
+/// `d` and every variable bound by `b.stms[from..to]` that may share its memory.
+fn aliases(b: &Body, from: usize, d: Var, to: usize) -> HashSet<Var> {
+    let mut set = HashSet::from([d]);
+    for s in b.stms.iter().take(to).skip(from) {
+        if may_alias(s) && mentions_any(s, &set) > 0 {
+            set.extend(s.pat.iter().map(|p| p.var));
+        }
+    }
+    set
+}
+
+/// How many times `s` mentions a variable of `set` (uses, dims and nested bodies).
+fn mentions_any(s: &Stm, set: &HashSet<Var>) -> usize {
+    let mut n = 0;
+    walk_vars_exp(&s.exp, &mut |v| {
+        if set.contains(&v) {
+            n += 1;
+        }
+    });
+    n
+}
+
+/// Whether statement `at` of `b` is the last mention of `d` and of everything sharing its
+/// memory, and mentions it once (as the destination).
+fn dead_after(b: &Body, at: usize, d: Var) -> bool {
+    let Some(s) = b.stms.get(at) else { return false };
+    let set = aliases(b, 0, d, at);
+    mentions_any(s, &set) == 1
+        && b.stms[at + 1..].iter().all(|s| mentions_any(s, &set) == 0)
+        && !b.result.iter().any(|a| matches!(a, Atom::Var(v) if set.contains(v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(src: &str) -> usize {
+        let c = crate::driver::compile(src).unwrap_or_else(|d| panic!("{d:?}"));
+        in_place(&c.ir).len()
+    }
+
+    #[test]
+    fn a_fresh_array_updated_once_is_updated_in_place() {
+        assert_eq!(
+            count("entry main (n: i64) : []i32 = let xs = replicate n 0i32 in xs with [0] = 1"),
+            1
+        );
+    }
+
+    #[test]
+    fn a_loop_accumulator_is_updated_in_place() {
+        let src = "entry main (n: i64) : []i64 =
+                     loop acc = replicate n 0i64 for i < n do acc with [i] = i * i";
+        assert_eq!(count(src), 1);
+    }
+
+    #[test]
+    fn hist_and_scatter_into_fresh_destinations_work_in_place() {
+        let src = "entry h [n] (k: i64) (is: [n]i64) : []i32 = hist (+) 0 k is (replicate n 1)
+                   entry s [n] (is: [n]i64) (vs: [n]f32) : []f32 = scatter (replicate 10 0f32) is vs";
+        assert_eq!(count(src), 2);
+    }
+
+    #[test]
+    fn a_parameter_is_copied() {
+        // An entry's arguments are not known to be unshared, so the update copies.
+        assert_eq!(count("entry main (xs: *[]i32) : []i32 = xs with [0] = 1"), 0);
+    }
+
+    #[test]
+    fn a_loop_that_returns_an_outer_array_is_not_updated_in_place() {
+        // The second iteration's accumulator would be `ys`, which is still live.
+        let src = "entry main (n: i64) (ys: []i64) : ([]i64, []i64) =
+                     let r = loop acc = replicate (length ys) 0i64 for i < n do
+                               if i == 1 then copy ys else acc with [0] = i
+                     in (r, ys)";
+        let c = crate::driver::compile(src).unwrap_or_else(|d| panic!("{d:?}"));
+        // The update's destination is the loop parameter, whose next value comes from an `if`
+        // (not a fresh binding): conservatively not in place.
+        assert!(in_place(&c.ir).is_empty());
+    }
+}
