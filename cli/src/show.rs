@@ -1,5 +1,4 @@
-//! `ogham show STAGE FILE`: print one stage of the pipeline (`parse`, `types`, `ir`; the later
-//! stages say they are not available yet).
+//! `ogham show STAGE FILE`: print one stage of the pipeline (a stage not built yet says so).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,6 +15,9 @@ pub struct Args {
     /// Only this entry point and what it calls (for `ad`).
     #[arg(short = 'e', long = "entry")]
     entry: Option<String>,
+    /// Type-check without AUTOMAP (every map and rep must be explicit).
+    #[arg(long)]
+    no_automap: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -24,7 +26,7 @@ pub fn main(args: &Args) -> ExitCode {
         eprintln!("ogham: unknown stage `{}` (stages: {})", args.stage, names.join(", "));
         return ExitCode::FAILURE;
     };
-    if !stage.available() && stage != Stage::Wgsl {
+    if !stage.available() {
         eprintln!("ogham: stage `{}` is not available yet", stage.name());
         return ExitCode::FAILURE;
     }
@@ -36,13 +38,8 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let shown = match (stage, &args.entry) {
-        (Stage::Ad, Some(e)) => driver::show_ad_entry(&src, Some(e)),
-        (Stage::Wgsl, _) => driver::compile(&src)
-            .and_then(|c| ogham::backend::wgsl::compile(&c.ir))
-            .map(|gp| ogham::backend::wgsl::show(&gp)),
-        _ => driver::show(stage, &src),
-    };
+    let opts = driver::ShowOptions { automap: !args.no_automap, entry: args.entry.clone() };
+    let shown = driver::show_with(stage, &src, &opts);
     match shown {
         Ok(text) => {
             print!("{text}");

@@ -42,6 +42,29 @@ fn show_names_unavailable_and_unknown_stages() {
 }
 
 #[test]
+fn show_with_automap_off() {
+    let dir = scratch("show_no_automap");
+    write(&dir, "v.fut", "entry main (xs: []f32) : []f32 = f32.sqrt xs\n");
+    let out = ogham(&dir, &["show", "elab", "v.fut"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("map (\\x0 -> f32.sqrt x0) xs"), "{}", out.stdout);
+    // Without AUTOMAP the implicit map is a type error, at every stage that checks types.
+    for stage in ["elab", "types", "ir", "wat"] {
+        let out = ogham(&dir, &["show", stage, "v.fut", "--no-automap"], "");
+        assert_eq!(out.code, 1, "{stage}: {}", out.stdout);
+        assert!(out.stderr.contains("type mismatch"), "{stage}: {}", out.stderr);
+    }
+    let out = ogham(&dir, &["show", "ilp", "v.fut", "--no-automap"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("AUTOMAP is off"), "{}", out.stdout);
+    // An explicit program is printed as written.
+    write(&dir, "x.fut", "entry main (xs: []f32) : []f32 = map f32.sqrt xs\n");
+    let out = ogham(&dir, &["show", "elab", "x.fut", "--no-automap"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("map f32.sqrt xs"), "{}", out.stdout);
+}
+
+#[test]
 fn run_reports_unreadable_files() {
     let dir = scratch("run-missing");
     let out = ogham(&dir, &["run", "missing.fut"], "");

@@ -121,6 +121,7 @@ impl Stage {
                 | Stage::Ilp
                 | Stage::Ir
                 | Stage::Ad
+                | Stage::Wgsl
                 | Stage::Wat
         )
     }
@@ -128,15 +129,76 @@ impl Stage {
 
 /// The printout of one stage for a program.
 pub fn show(stage: Stage, src: &str) -> Result<String, Vec<Diagnostic>> {
+    show_with(stage, src, &ShowOptions::default())
+}
+
+/// What `ogham show` can vary besides the stage.
+#[derive(Clone, Debug)]
+pub struct ShowOptions {
+    /// Type-check with AUTOMAP (off: `--no-automap`, every map and rep must be explicit).
+    pub automap: bool,
+    /// Only this entry point and what it calls (for `ad`).
+    pub entry: Option<String>,
+}
+
+impl Default for ShowOptions {
+    fn default() -> Self {
+        ShowOptions { automap: true, entry: None }
+    }
+}
+
+/// [`show`] with options.
+pub fn show_with(stage: Stage, src: &str, opts: &ShowOptions) -> Result<String, Vec<Diagnostic>> {
+    let automap = opts.automap;
     match stage {
         Stage::Parse => show_parse(src),
-        Stage::Types => show_types(src),
-        Stage::Ir => show_ir(src),
-        Stage::Wat => show_wat(src),
-        Stage::Elab => show_elab(src),
-        Stage::Ilp => show_ilp(src),
-        Stage::Ad => show_ad(src),
-        _ => Err(vec![Diagnostic::new(
+        Stage::Types => {
+            let ast = syntax::parse(src)?;
+            let checked = types::check_with(&ast, automap)?;
+            Ok(types::print::print_checked(&checked))
+        }
+        Stage::Elab if automap => show_elab(src),
+        Stage::Elab => {
+            // Nothing is inserted: the program as checked without AUTOMAP.
+            let ast = syntax::parse(src)?;
+            let checked = types::check_with(&ast, false)?;
+            Ok(types::automap::print_elaborated(&checked, &[], src))
+        }
+        Stage::Ilp if automap => show_ilp(src),
+        Stage::Ilp => Ok("AUTOMAP is off (--no-automap): no rank ILP is built\n".to_string()),
+        Stage::Ir => {
+            let ast = syntax::parse(src)?;
+            let checked = types::check_with(&ast, automap)?;
+            let ir = ir::lower::lower(&checked)?;
+            Ok(ir::print::print_program(&ir))
+        }
+        Stage::Ad => {
+            let compiled = compile_with(src, automap)?;
+            let Some(entry) = &opts.entry else {
+                return Ok(ir::print::print_program(&compiled.ir));
+            };
+            match crate::ad::restrict_to_entry(&compiled.ir, entry) {
+                Some(p) => Ok(ir::print::print_program(&p)),
+                None => Err(vec![Diagnostic::new(
+                    Phase::Value,
+                    Span::DUMMY,
+                    format!("unknown entry point `{entry}`"),
+                )]),
+            }
+        }
+        Stage::Wgsl => {
+            let compiled = compile_with(src, automap)?;
+            let gp = crate::backend::wgsl::compile(&compiled.ir)?;
+            Ok(crate::backend::wgsl::show(&gp))
+        }
+        Stage::Wat => {
+            let compiled = compile_with(src, automap)?;
+            let m = crate::backend::wasm::compile(&compiled.ir, &Default::default())?;
+            crate::backend::wasm::to_wat(&m.bytes).map_err(|e| {
+                vec![Diagnostic::new(Phase::Lower, Span::DUMMY, format!("internal error: {e}"))]
+            })
+        }
+        Stage::Opt => Err(vec![Diagnostic::new(
             Phase::Lower,
             Span::DUMMY,
             format!("stage `{}` is not available yet", stage.name()),
@@ -152,9 +214,7 @@ pub fn show_parse(src: &str) -> Result<String, Vec<Diagnostic>> {
 
 /// Every user definition with its inferred type.
 pub fn show_types(src: &str) -> Result<String, Vec<Diagnostic>> {
-    let ast = syntax::parse(src)?;
-    let checked = types::check(&ast)?;
-    Ok(types::print::print_checked(&checked))
+    show_with(Stage::Types, src, &ShowOptions::default())
 }
 
 /// Every user definition after AUTOMAP, as source, with each inserted map/rep listed.
@@ -174,10 +234,7 @@ pub fn show_ilp(src: &str) -> Result<String, Vec<Diagnostic>> {
 
 /// The core IR after lowering (`jvp`/`vjp` not yet expanded).
 pub fn show_ir(src: &str) -> Result<String, Vec<Diagnostic>> {
-    let ast = syntax::parse(src)?;
-    let checked = types::check(&ast)?;
-    let ir = ir::lower::lower(&checked)?;
-    Ok(ir::print::print_program(&ir))
+    show_with(Stage::Ir, src, &ShowOptions::default())
 }
 
 /// The core IR after differentiation and simplification (the derivative code).
@@ -187,25 +244,13 @@ pub fn show_ad(src: &str) -> Result<String, Vec<Diagnostic>> {
 
 /// As [`show_ad`], restricted to one entry point and the functions it calls.
 pub fn show_ad_entry(src: &str, entry: Option<&str>) -> Result<String, Vec<Diagnostic>> {
-    let compiled = compile(src)?;
-    let Some(entry) = entry else { return Ok(ir::print::print_program(&compiled.ir)) };
-    match crate::ad::restrict_to_entry(&compiled.ir, entry) {
-        Some(p) => Ok(ir::print::print_program(&p)),
-        None => Err(vec![Diagnostic::new(
-            Phase::Value,
-            Span::DUMMY,
-            format!("unknown entry point `{entry}`"),
-        )]),
-    }
+    let opts = ShowOptions { entry: entry.map(str::to_string), ..ShowOptions::default() };
+    show_with(Stage::Ad, src, &opts)
 }
 
 /// The program compiled to WebAssembly, as text.
 pub fn show_wat(src: &str) -> Result<String, Vec<Diagnostic>> {
-    let compiled = compile(src)?;
-    let m = crate::backend::wasm::compile(&compiled.ir, &Default::default())?;
-    crate::backend::wasm::to_wat(&m.bytes).map_err(|e| {
-        vec![Diagnostic::new(Phase::Lower, Span::DUMMY, format!("internal error: {e}"))]
-    })
+    show_with(Stage::Wat, src, &ShowOptions::default())
 }
 
 /// The reference interpreter as a backend for the test runner.
