@@ -289,7 +289,7 @@ mod tests {
         assert_eq!(Stage::from_name("bogus"), None);
         let avail: Vec<&str> =
             Stage::ALL.iter().filter(|s| s.available()).map(|s| s.name()).collect();
-        assert_eq!(avail, ["parse", "types", "elab", "ir", "ad", "wat", "ilp"]);
+        assert_eq!(avail, ["parse", "types", "elab", "ir", "ad", "wgsl", "wat", "ilp"]);
     }
 
     #[test]
@@ -343,7 +343,21 @@ mod tests {
 
     #[test]
     fn unavailable_stages_say_so() {
-        let e = show(Stage::Wgsl, "def main = 1").unwrap_err();
-        assert_eq!(e[0].message, "stage `wgsl` is not available yet");
+        let e = show(Stage::Opt, "def main = 1").unwrap_err();
+        assert_eq!(e[0].message, "stage `opt` is not available yet");
+    }
+
+    #[test]
+    fn show_without_automap() {
+        let src = "entry main (xs: []f32) : []f32 = f32.sqrt xs";
+        let off = ShowOptions { automap: false, entry: None };
+        assert!(show(Stage::Types, src).is_ok());
+        let e = show_with(Stage::Types, src, &off).unwrap_err();
+        assert!(e[0].message.contains("type mismatch"), "{e:?}");
+        let text = show_with(Stage::Ilp, src, &off).unwrap();
+        assert!(text.contains("AUTOMAP is off"), "{text}");
+        let text =
+            show_with(Stage::Wgsl, "entry main (xs: []f32) = map f32.sqrt xs", &off).unwrap();
+        assert!(text.contains("@compute"), "{text}");
     }
 }
