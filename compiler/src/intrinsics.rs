@@ -60,6 +60,9 @@ pub const ARRAY_INTRINSICS: &[(&str, &str)] = &[
     ),
     ("iota", "(n: i64) -> *[n]i64"),
     ("replicate", "'t : (n: i64) -> (x: t) -> *[n]t"),
+    // `replicate` at the size its context requires (what AUTOMAP inserts where a replicate is
+    // not induced by a map; not in Futhark).
+    ("rep", "[n] 't : (x: t) -> *[n]t"),
     ("transpose", "[n] [m] 't : (a: [n][m]t) -> *[m][n]t"),
     ("flatten", "[n] [m] 't : (a: [n][m]t) -> []t"),
     ("unflatten", "[p] 't : (n: i64) -> (m: i64) -> (a: [p]t) -> [n][m]t"),

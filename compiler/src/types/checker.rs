@@ -48,6 +48,20 @@ struct Inferred {
     next_name: u32,
 }
 
+/// Whether an inserted `rep` node replicates to a size lowering can name: a constant, a size a
+/// user can name, or a size parameter of the definition.
+fn rep_size_known(inf: &Inferred, id: NodeId) -> bool {
+    let Some(Type::Arrow { to, .. }) = inf.types.get(&id) else { return false };
+    let Type::Array { shape, .. } = &**to else { return false };
+    match shape.first() {
+        Some(super::ty::Size::Const(_)) => true,
+        Some(super::ty::Size::Var(n)) => {
+            !super::is_invented(n) || inf.out_scheme.size_params.contains(n)
+        }
+        _ => false,
+    }
+}
+
 pub(crate) fn check_program(
     program: &ast::Program,
     parse_sig: ParseSig,
@@ -182,8 +196,24 @@ impl Checker {
             return (self.commit(v, first), None);
         }
         match outcome {
-            automap::Outcome::Elaborated(e) => {
+            automap::Outcome::Elaborated(e, reps) => {
                 let second = self.infer(&e);
+                // A rep beyond the frame replicates to the size its context requires; when the
+                // elaboration does not check, or leaves that size undetermined, the program's own
+                // errors are the better report.
+                if !reps.is_empty()
+                    && (!second.errors.is_empty()
+                        || !reps.iter().all(|id| rep_size_known(&second, *id)))
+                {
+                    if let Some(err) = first.errors.first_mut() {
+                        err.hints.push(
+                            "AUTOMAP: the only rank-correct elaboration replicates an argument \
+                             beyond its maps, to a size the program does not determine"
+                                .to_string(),
+                        );
+                    }
+                    return (self.commit(v, first), None);
+                }
                 (self.commit(&e, second), Some(e))
             }
             automap::Outcome::Error(d) => {

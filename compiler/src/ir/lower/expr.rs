@@ -274,6 +274,9 @@ impl<'a> Lowerer<'a> {
         if let Some(dec) = self.top_level(name, env.top) {
             return self.top_ref(dec, ty, span);
         }
+        if name == "rep" {
+            return self.rep(&ty, env, span);
+        }
         if let Some(arity) = intrinsic::arity(name) {
             if arity == 0 {
                 return self.intrinsic(name, Vec::new(), span);
@@ -398,6 +401,38 @@ impl<'a> Lowerer<'a> {
         } else {
             Ok(SVal::Fun(Rc::new(SFun::Partial { f: g, args })))
         }
+    }
+
+    /// `rep`: `replicate` with the size the checker inferred from the context, which must be a
+    /// size in scope here (a size parameter, an `i64` variable) or a constant.
+    fn rep(&mut self, ty: &SType, env: &Env<'a>, span: Span) -> LResult<SVal<'a>> {
+        let size = match ty {
+            SType::Arrow { to, .. } => match &**to {
+                SType::Array { shape, .. } => shape.first().cloned(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let n = match size {
+            Some(crate::types::Size::Const(c)) => Some(super::builder::i64c(c)),
+            Some(crate::types::Size::Var(n)) => match env.lookup(&n) {
+                Some(SVal::Leaf(a, Type::Prim(PrimType::Int(crate::prim::IntType::I64)))) => {
+                    Some(*a)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(n) = n else {
+            return Err(unsupported(
+                span,
+                "the size of this replicate is not known here (write `replicate n e`)",
+            ));
+        };
+        let arity = intrinsic::arity("replicate").unwrap_or(2);
+        let f = Rc::new(SFun::Intrinsic { name: "replicate".to_string(), arity });
+        let n = SVal::Leaf(n, Type::Prim(PrimType::Int(crate::prim::IntType::I64)));
+        Ok(SVal::Fun(Rc::new(SFun::Partial { f, args: vec![n] })))
     }
 
     /// Apply a function to several arguments in turn.

@@ -5,9 +5,8 @@
 //! argument i has its own dimensions aligned with the innermost `F_i - R_i` levels (reps add outer
 //! dimensions), and is captured by the lambdas at the levels above (an induced rep, fused: never
 //! materialised). Captured arguments that are not variables or literals are `let`-bound outside
-//! the nest so they are computed once. A rep beyond the frame (non-induced) would need a size the
-//! rank analysis does not know; it is printed as `rep e` in candidates and otherwise reported as
-//! unsupported.
+//! the nest so they are computed once. A rep beyond the frame (non-induced) becomes `rep e`, the
+//! intrinsic `replicate` whose size the checker infers from the context.
 
 use std::collections::{HashMap, HashSet};
 
@@ -42,9 +41,9 @@ pub(crate) struct Elab<'a> {
     pub used: HashSet<Name>,
     pub counter: usize,
     pub insertions: Vec<Insertion>,
+    /// The `rep` nodes inserted for reps beyond the frame (their sizes come from the checker).
+    pub reps: Vec<NodeId>,
     pub errors: Vec<Diagnostic>,
-    /// Print non-induced reps as `rep e` (for showing candidates) instead of failing.
-    pub display: bool,
 }
 
 /// How the innermost application of a nest is rebuilt.
@@ -228,27 +227,17 @@ impl Elab<'_> {
                 let extra = r - f;
                 self.insertions
                     .push(Insertion { span, kind: InsertKind::Rep { n: r, fused: extra <= 0 } });
-                if extra > 0 {
-                    if self.display {
-                        for _ in 0..extra {
-                            let a = std::mem::replace(&mut args[i], self.var("rep", span));
-                            let rep = self.var("rep", span);
-                            args[i] = Expr {
-                                kind: ExprKind::Apply(Box::new(rep), Box::new(a)),
-                                span,
-                                id: self.id(),
-                            };
-                        }
-                    } else {
-                        self.errors.push(
-                            Diagnostic::ty(
-                                span,
-                                "unsupported: AUTOMAP would replicate this argument beyond the \
-                                 frame of its maps, and cannot infer the size of the replicate",
-                            )
-                            .with_hint("write the `replicate n e` explicitly, or annotate types"),
-                        );
-                    }
+                // Reps beyond the frame are materialised: `rep` replicates to the size the context
+                // requires, which the checker infers from the elaborated program.
+                for _ in 0..extra.max(0) {
+                    let a = std::mem::replace(&mut args[i], self.var("rep", span));
+                    let rep = self.var("rep", span);
+                    self.reps.push(rep.id);
+                    args[i] = Expr {
+                        kind: ExprKind::Apply(Box::new(rep), Box::new(a)),
+                        span,
+                        id: self.id(),
+                    };
                 }
             }
             levels[i] = (f - r).max(0);

@@ -29,8 +29,8 @@ const MAX_CANDIDATES: usize = 5;
 pub(crate) enum Outcome {
     /// The unique optimum inserts nothing.
     Unchanged,
-    /// The definition with its insertions made explicit.
-    Elaborated(ValDec),
+    /// The definition with its insertions made explicit, and the `rep` nodes it materialises.
+    Elaborated(ValDec, Vec<crate::syntax::ast::NodeId>),
     /// Ambiguous or infeasible at an application.
     Error(Diagnostic),
     /// The analysis could not follow the definition; the ordinary checker's errors stand.
@@ -161,17 +161,28 @@ pub(crate) fn analyse(
         used,
         counter: 0,
         insertions: vec![],
+        reps: vec![],
         errors: vec![],
-        display: false,
     };
     let body = el.expr(&v.body);
     report.insertions = el.insertions.clone();
     if let Some(e) = el.errors.into_iter().next() {
         return (Outcome::Hint(format!("AUTOMAP: {}", e.message)), report);
     }
+    if !el.reps.is_empty() && (el.used.contains("rep") || user_defs("rep")) {
+        // The inserted `rep` would name the program's own `rep`.
+        return (
+            Outcome::Hint(
+                "AUTOMAP: the only rank-correct elaboration replicates an argument beyond its \
+                 maps, with the intrinsic `rep`, which this program redefines"
+                    .to_string(),
+            ),
+            report,
+        );
+    }
     let mut out = v.clone();
     out.body = body;
-    (Outcome::Elaborated(out), report)
+    (Outcome::Elaborated(out, el.reps), report)
 }
 
 fn show_sol(p: &Problem, vals: &[i64]) -> String {
@@ -453,8 +464,8 @@ fn ambiguous(
             used: used.clone(),
             counter: 0,
             insertions: vec![],
+            reps: vec![],
             errors: vec![],
-            display: true,
         };
         let e = el.expr(node.unwrap_or(&v.body));
         let text = crate::syntax::printer::print_expr(&e);

@@ -213,11 +213,24 @@ fn at25_no_insertion_at_array_literals() {
 }
 
 #[test]
-fn at26_identity_trick_needs_a_sized_replicate() {
-    // The ILP's unique answer is `[xs, id (rep 0)]`; materialising that rep needs its size, which
-    // rank analysis does not know yet, so the error says so.
-    let e = error("def f (xs: []i32) = [xs, id 0]");
-    assert!(e.contains("unsupported") && e.contains("replicate"), "{e}");
+fn at26_identity_trick_replicates_to_the_size_of_the_context() {
+    // The ILP's unique answer is `[xs, id (rep 0)]`: the rep is not induced by a map, so it is
+    // materialised, at the size the array literal requires.
+    let src = "entry f (xs: []i32) = [xs, id 0]";
+    assert!(elab_def(src, "f").contains("[xs, id (rep 0)]"), "{}", elab_def(src, "f"));
+    assert_eq!(run(src, "f", "[1, 2, 3]"), "[[1i32, 2i32, 3i32], [0i32, 0i32, 0i32]]");
+    assert_eq!(run(src, "f", "empty([0]i32)"), "empty([2][0]i32)");
+    // Where the context does not determine the size, the program's own error stands.
+    let e = error("def f = head 1");
+    assert!(e.contains("type mismatch") && e.contains("AUTOMAP: the only rank-correct"), "{e}");
+    // And where the program has its own `rep`.
+    let e = error("def rep (x: i32) = x\nentry h (xs: []i32) = [xs, id 0]");
+    assert!(e.contains("redefines"), "{e}");
+    // A written `rep` of undetermined size is reported at lowering.
+    let Err(e) = driver::compile("entry g (x: i32) = id (rep x)") else {
+        panic!("a rep of unknown size compiled")
+    };
+    assert!(e[0].message.contains("size of this replicate is not known"), "{}", e[0].message);
 }
 
 #[test]
