@@ -386,11 +386,7 @@ fn solve_split(p: &Problem, pairs: &[(Var, Var)]) -> Result<Vec<Vec<i64>>, IlpEr
 }
 
 fn trivially_true(c: &super::ilp::Constraint) -> bool {
-    match c.cmp {
-        Cmp::Le => 0 <= c.rhs,
-        Cmp::Eq => 0 == c.rhs,
-        Cmp::Ge => 0 >= c.rhs,
-    }
+    c.cmp.holds(0, c.rhs)
 }
 
 /// Which application makes the ILP infeasible: the first whose `M = 0 ∨ R = 0` is the obstacle.

@@ -50,6 +50,26 @@ pub struct VarInfo {
     pub integer: bool,
 }
 
+impl Cmp {
+    /// `lhs cmp rhs`.
+    pub fn holds<T: Ord>(self, lhs: T, rhs: T) -> bool {
+        match self {
+            Cmp::Le => lhs <= rhs,
+            Cmp::Eq => lhs == rhs,
+            Cmp::Ge => lhs >= rhs,
+        }
+    }
+
+    /// The operator as printed.
+    fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Le => "<=",
+            Cmp::Eq => "=",
+            Cmp::Ge => ">=",
+        }
+    }
+}
+
 /// A bound on one variable: `x_v <= k` (`Cmp::Le`), `x_v >= k` (`Cmp::Ge`) or `x_v = k`.
 pub type Literal = (Var, Cmp, i64);
 
@@ -267,21 +287,12 @@ impl Problem {
     pub fn satisfied(&self, values: &[i64]) -> bool {
         let bounds =
             self.vars.iter().zip(values).all(|(v, &x)| x >= 0 && v.upper.is_none_or(|u| x <= u));
-        let literal = |&(v, cmp, k): &Literal| match cmp {
-            Cmp::Le => values[v] <= k,
-            Cmp::Eq => values[v] == k,
-            Cmp::Ge => values[v] >= k,
-        };
+        let literal = |&(v, cmp, k): &Literal| cmp.holds(values[v], k);
         bounds
             && self.clauses.iter().all(|c| c.iter().any(literal))
             && self.constraints.iter().all(|c| {
                 let lhs: i128 = c.terms.iter().map(|&(v, k)| k as i128 * values[v] as i128).sum();
-                let rhs = c.rhs as i128;
-                match c.cmp {
-                    Cmp::Le => lhs <= rhs,
-                    Cmp::Eq => lhs == rhs,
-                    Cmp::Ge => lhs >= rhs,
-                }
+                c.cmp.holds(lhs, c.rhs as i128)
             })
     }
 }
@@ -330,24 +341,12 @@ impl fmt::Display for Problem {
         };
         writeln!(f, "  minimise {}", sum(&self.objective))?;
         for c in &self.constraints {
-            let op = match c.cmp {
-                Cmp::Le => "<=",
-                Cmp::Eq => "=",
-                Cmp::Ge => ">=",
-            };
-            writeln!(f, "  {} {op} {}", sum(&c.terms), c.rhs)?;
+            writeln!(f, "  {} {} {}", sum(&c.terms), c.cmp.symbol(), c.rhs)?;
         }
         for c in &self.clauses {
             let lits: Vec<String> = c
                 .iter()
-                .map(|&(v, cmp, k)| {
-                    let op = match cmp {
-                        Cmp::Le => "<=",
-                        Cmp::Eq => "=",
-                        Cmp::Ge => ">=",
-                    };
-                    format!("{} {op} {k}", self.vars[v].name)
-                })
+                .map(|&(v, cmp, k)| format!("{} {} {k}", self.vars[v].name, cmp.symbol()))
                 .collect();
             writeln!(f, "  {}", lits.join(" or "))?;
         }

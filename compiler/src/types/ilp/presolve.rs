@@ -80,16 +80,7 @@ pub(super) fn presolve(p: &Problem) -> Result<Presolved, IlpError> {
                 out.push((root, k));
             }
         }
-        out.sort_unstable_by_key(|t| t.0);
-        let mut merged: Vec<(Var, i64)> = Vec::new();
-        for (v, k) in out {
-            match merged.last_mut() {
-                Some(last) if last.0 == v => last.1 += k,
-                _ => merged.push((v, k)),
-            }
-        }
-        merged.retain(|t| t.1 != 0);
-        (merged, r)
+        (merge_terms(out), r)
     };
     loop {
         let mut changed = false;
@@ -173,26 +164,12 @@ pub(super) fn presolve(p: &Problem) -> Result<Presolved, IlpError> {
                 out.push((y, k));
             }
         }
-        out.sort_unstable_by_key(|t| t.0);
-        let mut merged: Vec<(Var, i64)> = Vec::new();
-        for (v, k) in out {
-            match merged.last_mut() {
-                Some(last) if last.0 == v => last.1 += k,
-                _ => merged.push((v, k)),
-            }
-        }
-        merged.retain(|t| t.1 != 0);
-        Ok((merged, i64::try_from(r).map_err(|_| IlpError::TooLarge)?))
+        Ok((merge_terms(out), i64::try_from(r).map_err(|_| IlpError::TooLarge)?))
     };
     for c in &p.constraints {
         let (terms, rhs) = subst(&c.terms, c.rhs as i128)?;
         if terms.is_empty() {
-            let ok = match c.cmp {
-                Cmp::Le => 0 <= rhs,
-                Cmp::Eq => 0 == rhs,
-                Cmp::Ge => 0 >= rhs,
-            };
-            if !ok {
+            if !c.cmp.holds(0, rhs) {
                 return Err(IlpError::Infeasible);
             }
             continue;
@@ -209,12 +186,7 @@ pub(super) fn presolve(p: &Problem) -> Result<Presolved, IlpError> {
             match y {
                 Some(y) => lits.push((y, cmp, k)),
                 None => {
-                    let holds = match cmp {
-                        Cmp::Le => 0 <= k,
-                        Cmp::Eq => 0 == k,
-                        Cmp::Ge => 0 >= k,
-                    };
-                    if holds {
+                    if cmp.holds(0, k) {
                         continue 'clauses;
                     }
                 }
@@ -231,4 +203,18 @@ pub(super) fn presolve(p: &Problem) -> Result<Presolved, IlpError> {
     let (objective, _) = subst(&p.objective, 0)?;
     reduced.objective = objective;
     Ok(Presolved { reduced, map })
+}
+
+/// Terms sorted by variable, one per variable, zero coefficients dropped.
+fn merge_terms(mut terms: Vec<(Var, i64)>) -> Vec<(Var, i64)> {
+    terms.sort_unstable_by_key(|t| t.0);
+    let mut merged: Vec<(Var, i64)> = Vec::new();
+    for (v, k) in terms {
+        match merged.last_mut() {
+            Some(last) if last.0 == v => last.1 += k,
+            _ => merged.push((v, k)),
+        }
+    }
+    merged.retain(|t| t.1 != 0);
+    merged
 }
