@@ -67,7 +67,7 @@ mod tests {
             vec![
                 Block { line: 4, source: "entry main = 1\n".into() },
                 Block { line: 12, source: "a\n```\nb\n".into() },
-                Block { line: 16, source: "open\n".into() },
+                Block { line: 17, source: "open\n".into() },
             ]
         );
         assert!(programs("no code").is_empty());
