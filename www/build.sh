@@ -20,4 +20,13 @@ node_modules/.bin/esbuild www/js/editor.js --bundle --format=esm --minify --log-
 cp www/index.html www/style.css www/worker.js www/dist/
 cp web/index.js web/package.json www/dist/ogham/
 cp web/pkg/ogham_web.js web/pkg/ogham_web_bg.wasm www/dist/ogham/pkg/
+# The service worker, with the list of every file it caches for offline use.
+(
+  cd www/dist
+  printf 'const FILES = [\n  "./",\n'
+  find . -type f ! -name 'sw.js*' | sort | sed 's|^\./\(.*\)$|  "./\1",|'
+  printf '];\n\n'
+  cat ../sw.js
+) > www/dist/sw.js.tmp
+mv www/dist/sw.js.tmp www/dist/sw.js
 echo "www/dist: the playground is built (serve it with: cargo run -p ogham-cli -- serve)"
