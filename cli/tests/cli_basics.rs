@@ -82,7 +82,19 @@ fn test_with_no_programs_fails() {
     write(&dir, "notes.txt", "-- ==\n");
     let out = ogham(&dir, &["test", "."], "");
     assert_eq!(out.code, 1);
-    assert_eq!(out.stdout, "no .fut files found in .\n0 passed, 0 failed, 0 skipped\n");
+    assert_eq!(out.stdout, "no .fut or .md files found in .\n0 passed, 0 failed, 0 skipped\n");
+}
+
+#[test]
+fn test_runs_the_programs_of_markdown_documents() {
+    let dir = scratch("test-markdown");
+    let md = "# Doc\n\n```futhark\n-- ==\n-- input { 2 }\n-- output { 5 }\nentry main (x: i32) : i32 = x + 2\n```\n\n```sh\nls\n```\n\n```futhark\nentry f (x: i32) : i32 = x\n```\n";
+    write(&dir, "doc.md", md);
+    let out = ogham(&dir, &["test", "."], "");
+    assert_eq!(out.code, 1);
+    // The failing case is named by its line in the document; the block without tests compiles.
+    assert!(out.stdout.contains("FAIL doc.md:5: main: case 0"), "{}", out.stdout);
+    assert!(out.stdout.ends_with("1 passed, 1 failed, 0 skipped\n"), "{}", out.stdout);
 }
 
 #[test]
