@@ -48,7 +48,27 @@ pub struct Loaded {
 }
 
 #[derive(Clone)]
-pub struct Buf(Rc<wgpu::Buffer>);
+pub struct Buf(Rc<Owned>);
+
+/// A buffer that frees its GPU memory when dropped. Natively wgpu does that itself; its web
+/// backend leaves it to the JavaScript garbage collector, which does not see GPU memory, so there
+/// it is destroyed explicitly (WebGPU defers that until submitted work using it has finished).
+struct Owned(wgpu::Buffer);
+
+impl std::ops::Deref for Owned {
+    type Target = wgpu::Buffer;
+    fn deref(&self) -> &wgpu::Buffer {
+        &self.0
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        if cfg!(target_arch = "wasm32") {
+            self.0.destroy();
+        }
+    }
+}
 
 /// Resolves once a `map_async` callback has run (natively during `device.poll`, in a browser
 /// when the mapping promise settles). `None` if wgpu dropped the callback without calling it.
@@ -273,14 +293,14 @@ impl Gpu {
         self.check_lost()?;
         let err = self
             .scoped("allocating the error record", || {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
+                Owned(self.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("errors"),
                     size: 4 * (1 + MAX_ERR_ARGS as u64),
                     usage: wgpu::BufferUsages::STORAGE
                         | wgpu::BufferUsages::COPY_SRC
                         | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
-                })
+                }))
             })
             .await?;
         let mut dev = Dev { gpu: self, pipelines: &l.pipelines, err };
@@ -294,12 +314,12 @@ impl Gpu {
         words: u64,
     ) -> Result<Vec<u32>, Diagnostic> {
         let bytes = words * 4;
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+        let staging = Owned(self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("read back"),
             size: bytes.max(4),
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
-        });
+        }));
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(buf, offset * 4, &staging, 0, bytes);
         self.queue.submit([enc.finish()]);
@@ -333,11 +353,11 @@ struct Dev<'a> {
     gpu: &'a Gpu,
     pipelines: &'a [Rc<Pipeline>],
     /// This run's error record (binding 1 of every kernel).
-    err: wgpu::Buffer,
+    err: Owned,
 }
 
 impl Dev<'_> {
-    async fn buffer(&self, words: u64) -> Result<wgpu::Buffer, Diagnostic> {
+    async fn buffer(&self, words: u64) -> Result<Owned, Diagnostic> {
         if words > self.gpu.max_words {
             return Err(gpu_err(format!(
                 "an array of {words} elements exceeds the device's storage buffer limit"
@@ -345,14 +365,14 @@ impl Dev<'_> {
         }
         self.gpu
             .scoped("allocating a buffer", || {
-                self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
                     label: None,
                     size: 4 * words.max(1),
                     usage: wgpu::BufferUsages::STORAGE
                         | wgpu::BufferUsages::COPY_SRC
                         | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
-                })
+                }))
             })
             .await
     }
