@@ -25,7 +25,11 @@ export interface Stages {
   ir: string | null;
   /** Per entry point, the program after differentiation and simplification. */
   derivative: Record<string, string> | null;
-  /** Always null: the WGSL backend is not built yet. */
+  /**
+   * The GPU program as `ogham show wgsl` prints it (every WGSL kernel, then the host schedule).
+   * For a program the GPU backend cannot compile (f64, unsupported constructs), WGSL comments
+   * saying why. null when compilation stopped earlier.
+   */
   wgsl: string | null;
   /** The wasm module as text. */
   wasm: string | null;
@@ -34,7 +38,7 @@ export interface Stages {
 export interface CompileResult {
   diagnostics: Diagnostic[];
   stages: Stages;
-  /** Milliseconds per stage that ran: parse, check, lower, ad, wasm, wat. */
+  /** Milliseconds per stage that ran: parse, check, lower, ad, wasm, wat, wgsl. */
   timings: Record<string, number>;
   /** The program's entry points. */
   entries: string[];
@@ -57,7 +61,10 @@ export interface Result {
 }
 
 export interface RunOptions {
-  /** Default "wasm". "webgpu" rejects until the GPU backend lands. */
+  /**
+   * Default "wasm". "webgpu" runs on the browser's GPU (`navigator.gpu`); where WebGPU is missing
+   * (Node, some browsers) it rejects with "WebGPU is not available in this browser/runtime".
+   */
   backend?: 'wasm' | 'interp' | 'webgpu';
 }
 
