@@ -23,7 +23,9 @@ export interface Stages {
   elaborated: string | null;
   /** The core IR after lowering. */
   ir: string | null;
-  /** Per entry point, the program after differentiation and simplification. */
+  /** Per entry point, its derivative (vjp by default, jvp with `{derivative: "jvp"}`) with
+   *  respect to all of its parameters, after differentiation and simplification; an entry point
+   *  without float parameters gets a comment saying so. */
   derivative: Record<string, string> | null;
   /**
    * The GPU program as `ogham show wgsl` prints it (every WGSL kernel, then the host schedule).
@@ -38,7 +40,7 @@ export interface Stages {
 export interface CompileResult {
   diagnostics: Diagnostic[];
   stages: Stages;
-  /** Milliseconds per stage that ran: parse, check, lower, ad, wasm, wat, wgsl. */
+  /** Milliseconds per stage that ran: parse, check, lower, ad, derivative, wasm, wat, wgsl. */
   timings: Record<string, number>;
   /** The program's entry points. */
   entries: string[];
@@ -75,7 +77,22 @@ export interface OghamError extends Error, Diagnostic {
 
 /** Load the compiler (once). In Node it reads the .wasm beside the package; in browsers it fetches it. */
 export function init(source?: string | URL | BufferSource | WebAssembly.Module): Promise<void>;
-export function compile(source: string): CompileResult;
+export interface CompileOptions {
+  /** Which derivative `stages.derivative` shows: reverse mode (the default) or forward mode. */
+  derivative?: 'vjp' | 'jvp';
+}
+
+export interface RandomArgsOptions {
+  /** Every array dimension (default 8). */
+  size?: number;
+  /** The same seed gives the same arguments (default 0). */
+  seed?: number;
+}
+
+export function compile(source: string, options?: CompileOptions): CompileResult;
+/** Random arguments for `entry`: floats uniform in [0, 1), integers in [0, 100). Throws an
+ *  `OghamError` when the program does not compile or has no such entry point. */
+export function randomArgs(source: string, entry: string, options?: RandomArgsOptions): string;
 /** `args`: every argument in Futhark value syntax, e.g. "[1f32, 2f32] 3f32". */
 export function run(source: string, entry: string, args?: string, options?: RunOptions): Promise<Result[]>;
 export function version(): string;

@@ -1,6 +1,8 @@
 // The npm package `ogham`: a thin layer over the wasm-bindgen output in pkg/ that loads the
 // compiler's wasm the right way for the host (a file read in Node, a fetch in browsers).
-import initWasm, { initSync, compile as compileRaw, run as runRaw, version as versionRaw } from './pkg/ogham_web.js';
+import initWasm, {
+  initSync, compile as compileRaw, run as runRaw, randomArgs as randomArgsRaw, version as versionRaw,
+} from './pkg/ogham_web.js';
 
 let ready = null;
 let loaded = false;
@@ -30,9 +32,17 @@ function ensureLoaded() {
 }
 
 /** Compile through every stage; see index.d.ts for the result's shape. Never throws on bad programs. */
-export function compile(source) {
+export function compile(source, options = {}) {
   ensureLoaded();
-  return compileRaw(String(source));
+  return compileRaw(String(source), options ?? {});
+}
+
+/** Random arguments of the right types for an entry point, in Futhark value syntax. */
+export function randomArgs(source, entry, options = {}) {
+  ensureLoaded();
+  const size = Number(options?.size ?? 8);
+  const seed = Number(options?.seed ?? 0);
+  return randomArgsRaw(String(source), String(entry), size, seed);
 }
 
 /** Run an entry point; resolves to the results, rejects with an Error carrying `diagnostics`. */

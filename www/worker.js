@@ -1,6 +1,6 @@
 // The compiler's Web Worker: compiles and runs programs with the `ogham` package so the page
 // never blocks; the page terminates it to stop a runaway program.
-import { init, compile, run } from './ogham/index.js';
+import { init, compile, run, randomArgs } from './ogham/index.js';
 
 const ready = init();
 
@@ -19,9 +19,17 @@ self.onmessage = async (ev) => {
   }
   if (msg.kind === 'compile') {
     const t0 = performance.now();
-    const c = compile(msg.source);
+    const c = compile(msg.source, { derivative: msg.derivative });
     const total = performance.now() - t0;
     self.postMessage({ kind: 'compiled', id: msg.id, result: c, total });
+  } else if (msg.kind === 'random') {
+    try {
+      const args = randomArgs(msg.source, msg.entry, { size: msg.size, seed: msg.seed });
+      self.postMessage({ kind: 'random', args });
+    } catch (e) {
+      const diagnostics = e?.diagnostics ?? [{ message: String(e), severity: 'error', phase: 'error', span: null, hint: null }];
+      self.postMessage({ kind: 'random', diagnostics });
+    }
   } else if (msg.kind === 'run') {
     const t0 = performance.now();
     try {

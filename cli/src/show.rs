@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use ogham::diag::render_all;
 use ogham::driver::{self, Stage};
+use ogham::ir::AdMode;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,6 +19,13 @@ pub struct Args {
     /// Type-check without AUTOMAP (every map and rep must be explicit).
     #[arg(long)]
     no_automap: bool,
+    /// For `ad`: the reverse-mode derivative (vjp) of each entry point, or of `-e ENTRY`, with
+    /// respect to all of its parameters.
+    #[arg(long, conflicts_with = "jvp")]
+    vjp: bool,
+    /// For `ad`: the forward-mode derivative (jvp) of each entry point, or of `-e ENTRY`.
+    #[arg(long)]
+    jvp: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -38,7 +46,17 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let opts = driver::ShowOptions { automap: !args.no_automap, entry: args.entry.clone() };
+    if (args.vjp || args.jvp) && stage != Stage::Ad {
+        eprintln!("ogham: --vjp and --jvp apply to `show ad` only");
+        return ExitCode::FAILURE;
+    }
+    let derivative = match (args.vjp, args.jvp) {
+        (true, _) => Some(AdMode::Vjp),
+        (_, true) => Some(AdMode::Jvp),
+        _ => None,
+    };
+    let opts =
+        driver::ShowOptions { automap: !args.no_automap, entry: args.entry.clone(), derivative };
     let shown = driver::show_with(stage, &src, &opts);
     match shown {
         Ok(text) => {

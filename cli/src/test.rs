@@ -8,13 +8,15 @@ use std::process::ExitCode;
 
 use ogham::driver::Interp;
 use ogham::testspec::compare::DEFAULT_TOLERANCE;
+use ogham::testspec::markdown;
 use ogham::testspec::run::{run_file, Backend, CaseReport, FileReport, Options, Status};
 
 use crate::backend::BackendKind;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Programs, or directories to search (recursively) for `*.fut` files.
+    /// Programs, Markdown documents (their `futhark` code blocks are programs), or directories to
+    /// search (recursively) for `*.fut` and `*.md` files.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// List every case, not only failures.
@@ -44,7 +46,7 @@ pub fn main(args: &Args) -> ExitCode {
     }
     if files.is_empty() && totals.cases.is_empty() {
         let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        println!("no .fut files found in {}", paths.join(", "));
+        println!("no .fut or .md files found in {}", paths.join(", "));
     }
     let opts = Options { seed: args.seed, tolerance: DEFAULT_TOLERANCE };
     // One wasm engine (or GPU device) for the whole run.
@@ -114,7 +116,8 @@ fn display_name(root: &Path, file: &Path) -> String {
     }
 }
 
-/// Add `path` if it is a file, or the `*.fut` files under it (sorted) if it is a directory.
+/// Add `path` if it is a file, or the `*.fut` and `*.md` files under it (sorted) if it is a
+/// directory.
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !meta.is_dir() {
@@ -132,7 +135,7 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     for p in entries {
         if p.is_dir() {
             collect(&p, out)?;
-        } else if p.extension().is_some_and(|x| x == "fut") {
+        } else if p.extension().is_some_and(|x| x == "fut" || x == "md") {
             out.push(p);
         }
     }
@@ -144,8 +147,37 @@ fn test_file<B: Backend>(name: &str, path: &Path, opts: &Options, backend: &mut 
         Ok(s) => s,
         Err(msg) => return FileReport { cases: vec![whole_file_failure(msg)] },
     };
+    if path.extension().is_some_and(|x| x == "md") {
+        return test_markdown(name, &src, opts, backend);
+    }
+    test_source(name, &src, opts, backend)
+}
+
+/// Every program embedded in a Markdown document, each as its own file; case lines are the
+/// document's. A block without a test block must compile.
+fn test_markdown<B: Backend>(name: &str, md: &str, opts: &Options, backend: &mut B) -> FileReport {
+    let mut report = FileReport::default();
+    for block in markdown::programs(md) {
+        let mut r = test_source(name, &block.source, opts, backend);
+        if r.cases.is_empty() {
+            r.cases.push(CaseReport {
+                line: 1,
+                entry: None,
+                what: "compiles".into(),
+                status: Status::Passed,
+            });
+        }
+        for case in &mut r.cases {
+            case.line += block.line - 1;
+        }
+        report.cases.extend(r.cases);
+    }
+    report
+}
+
+fn test_source<B: Backend>(name: &str, src: &str, opts: &Options, backend: &mut B) -> FileReport {
     // A compiler bug must not stop the whole run: report it against the file and go on.
-    catch_unwind(AssertUnwindSafe(|| run_file(name, &src, backend, opts))).unwrap_or_else(|panic| {
+    catch_unwind(AssertUnwindSafe(|| run_file(name, src, backend, opts))).unwrap_or_else(|panic| {
         let msg = panic
             .downcast_ref::<String>()
             .cloned()

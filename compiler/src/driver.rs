@@ -1,6 +1,7 @@
 //! The pipeline, strung together: what the CLI, the web crate and the tests call.
 
 use crate::diag::{Diagnostic, Phase, Span};
+use crate::ir::AdMode;
 use crate::syntax::ast;
 use crate::testspec::run::Backend;
 use crate::value::Value;
@@ -46,6 +47,37 @@ pub fn run_interp(
         });
     }
     interp::run_entry(&compiled.ir, entry, args)
+}
+
+/// Random arguments for `entry`, as Futhark values separated by spaces: every array dimension is
+/// `size`; floats are uniform in [0, 1), integers in [0, 100) and booleans fair coin flips (as in
+/// a test's `random input` block). The same seed gives the same arguments.
+pub fn random_args(
+    prog: &ir::Program,
+    entry: &str,
+    size: i64,
+    seed: u64,
+) -> Result<String, Diagnostic> {
+    use crate::testspec::{random, RandomValue};
+    let Some(e) = prog.entry(entry) else {
+        return Err(unknown_entry(entry));
+    };
+    if !(0..=1 << 20).contains(&size) {
+        return Err(Diagnostic::new(
+            Phase::Value,
+            Span::DUMMY,
+            format!("the size of random arguments must be between 0 and 1048576, not {size}"),
+        ));
+    }
+    let spec: Vec<RandomValue> = e
+        .params
+        .iter()
+        .map(|t| RandomValue::Random { shape: vec![size; t.rank], elem: t.elem })
+        .collect();
+    let values = random::generate(&spec, &mut random::Rng::new(seed))
+        .map_err(|m| Diagnostic::new(Phase::Value, Span::DUMMY, m))?;
+    let texts: Vec<String> = values.iter().map(crate::value::text::format_value).collect();
+    Ok(texts.join(" "))
 }
 
 /// A diagnostic rendered with a source excerpt, or as plain lines when it has no place in the
@@ -139,11 +171,14 @@ pub struct ShowOptions {
     pub automap: bool,
     /// Only this entry point and what it calls (for `ad`).
     pub entry: Option<String>,
+    /// For `ad`: instead of the program as written, the derivative of each entry point (or of
+    /// `entry`) with respect to all of its parameters, in this mode.
+    pub derivative: Option<AdMode>,
 }
 
 impl Default for ShowOptions {
     fn default() -> Self {
-        ShowOptions { automap: true, entry: None }
+        ShowOptions { automap: true, entry: None, derivative: None }
     }
 }
 
@@ -174,16 +209,15 @@ pub fn show_with(stage: Stage, src: &str, opts: &ShowOptions) -> Result<String, 
         }
         Stage::Ad => {
             let compiled = compile_with(src, automap)?;
+            if let Some(mode) = opts.derivative {
+                return show_derivatives(src, &compiled.ir, automap, mode, opts.entry.as_deref());
+            }
             let Some(entry) = &opts.entry else {
                 return Ok(ir::print::print_program(&compiled.ir));
             };
             match crate::ad::restrict_to_entry(&compiled.ir, entry) {
                 Some(p) => Ok(ir::print::print_program(&p)),
-                None => Err(vec![Diagnostic::new(
-                    Phase::Value,
-                    Span::DUMMY,
-                    format!("unknown entry point `{entry}`"),
-                )]),
+                None => Err(vec![unknown_entry(entry)]),
             }
         }
         Stage::Wgsl => {
@@ -204,6 +238,94 @@ pub fn show_with(stage: Stage, src: &str, opts: &ShowOptions) -> Result<String, 
             format!("stage `{}` is not available yet", stage.name()),
         )]),
     }
+}
+
+/// The derivative of one entry point: the program after AD restricted to a generated entry
+/// point (`ad::wrap`) that applies `jvp` or `vjp` to it.
+#[derive(Clone, Debug)]
+pub struct EntryDerivative {
+    pub entry: String,
+    /// The generated entry point's name.
+    pub name: String,
+    pub program: Result<ir::Program, Vec<Diagnostic>>,
+}
+
+fn unknown_entry(entry: &str) -> Diagnostic {
+    Diagnostic::new(Phase::Value, Span::DUMMY, format!("unknown entry point `{entry}`"))
+}
+
+/// The `mode` derivative of every entry point of `src` (or only of `only`) with respect to all of
+/// its parameters. `base` is `src` compiled; all the generated entry points are checked and
+/// differentiated together, in one more compilation of the program.
+pub fn entry_derivatives(
+    src: &str,
+    base: &ir::Program,
+    automap: bool,
+    mode: AdMode,
+    only: Option<&str>,
+) -> Result<Vec<EntryDerivative>, Vec<Diagnostic>> {
+    if let Some(e) = only {
+        if base.entry(e).is_none() {
+            return Err(vec![unknown_entry(e)]);
+        }
+    }
+    let word = match mode {
+        AdMode::Jvp => "jvp",
+        AdMode::Vjp => "vjp",
+    };
+    let mut out = Vec::new();
+    let mut wrapped = format!("{src}\n");
+    for e in base.entries.iter().filter(|e| only.is_none_or(|o| o == e.name)) {
+        let name = crate::ad::wrap::fresh_name(&wrapped, &format!("{}_{word}", e.name));
+        let program = match crate::ad::wrap::wrapper_source(e, &name, mode) {
+            Ok(text) => {
+                wrapped.push('\n');
+                wrapped.push_str(&text);
+                Ok(ir::Program::default())
+            }
+            Err(d) => Err(vec![d]),
+        };
+        out.push(EntryDerivative { entry: e.name.clone(), name, program });
+    }
+    let compiled = compile_with(&wrapped, automap);
+    for d in out.iter_mut().filter(|d| d.program.is_ok()) {
+        d.program = match &compiled {
+            Ok(c) => crate::ad::restrict_to_entry(&c.ir, &d.name)
+                .ok_or_else(|| vec![unknown_entry(&d.name)]),
+            Err(ds) => Err(ds.clone()),
+        };
+    }
+    Ok(out)
+}
+
+fn show_derivatives(
+    src: &str,
+    base: &ir::Program,
+    automap: bool,
+    mode: AdMode,
+    only: Option<&str>,
+) -> Result<String, Vec<Diagnostic>> {
+    let ds = entry_derivatives(src, base, automap, mode, only)?;
+    let word = if mode == AdMode::Jvp { "jvp" } else { "vjp" };
+    let mut out = String::new();
+    for d in ds {
+        match d.program {
+            Ok(p) => {
+                out.push_str(&format!(
+                    "-- {word} of `{}` with respect to all of its parameters\n",
+                    d.entry
+                ));
+                out.push_str(&ir::print::print_program(&p));
+            }
+            Err(e) if only.is_some() => return Err(e),
+            Err(e) => {
+                let why: Vec<&str> = e.iter().map(|d| d.message.as_str()).collect();
+                out.push_str(&format!("-- {word} of `{}`: {}\n", d.entry, why.join("; ")));
+            }
+        }
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 /// The parsed program, printed back as source.
@@ -350,7 +472,7 @@ mod tests {
     #[test]
     fn show_without_automap() {
         let src = "entry main (xs: []f32) : []f32 = f32.sqrt xs";
-        let off = ShowOptions { automap: false, entry: None };
+        let off = ShowOptions { automap: false, ..ShowOptions::default() };
         assert!(show(Stage::Types, src).is_ok());
         let e = show_with(Stage::Types, src, &off).unwrap_err();
         assert!(e[0].message.contains("type mismatch"), "{e:?}");
@@ -359,5 +481,51 @@ mod tests {
         let text =
             show_with(Stage::Wgsl, "entry main (xs: []f32) = map f32.sqrt xs", &off).unwrap();
         assert!(text.contains("@compute"), "{text}");
+    }
+
+    #[test]
+    fn random_arguments_fit_the_entry_point() {
+        let src = "entry f (xss: [][]f32) (k: i64) (b: bool) : f32 = if b then xss[0, 0] else f32.i64 k\n";
+        let c = compile(src).unwrap();
+        let text = random_args(&c.ir, "f", 3, 1).unwrap();
+        assert_eq!(text, random_args(&c.ir, "f", 3, 1).unwrap(), "reproducible");
+        assert_ne!(text, random_args(&c.ir, "f", 3, 2).unwrap());
+        let args = crate::value::text::parse_values(&text).unwrap();
+        assert_eq!(args.len(), 3);
+        assert_eq!(
+            crate::value::text::format_type(args[0].shape(), args[0].elem_type()),
+            "[3][3]f32"
+        );
+        // The arguments run.
+        run_interp(&c, "f", &args).unwrap();
+        assert!(random_args(&c.ir, "g", 3, 1).unwrap_err().message.contains("unknown entry point"));
+        assert!(random_args(&c.ir, "f", -1, 1).unwrap_err().message.contains("between 0 and"));
+    }
+
+    #[test]
+    fn derivatives_of_entry_points() {
+        let src = "entry dot (xs: []f32) (ys: []f32) : f32 = reduce (+) 0 (map2 (*) xs ys)\n\
+                   entry count (n: i64) : i64 = n + 1\n";
+        let vjp = ShowOptions { derivative: Some(AdMode::Vjp), ..ShowOptions::default() };
+        let text = show_with(Stage::Ad, src, &vjp).unwrap();
+        assert!(text.contains("-- vjp of `dot` with respect to all of its parameters"), "{text}");
+        assert!(text.contains("entry dot_vjp ([]f32, []f32, f32) : (*[]f32, *[]f32)"), "{text}");
+        assert!(text.contains("`count`: entry point `count` has no float parameters"), "{text}");
+        // The derivative is made of ordinary IR: no jvp/vjp is left.
+        assert!(!text.contains("vjp(") && !text.contains("jvp("), "{text}");
+        let jvp = ShowOptions {
+            derivative: Some(AdMode::Jvp),
+            entry: Some("dot".into()),
+            ..ShowOptions::default()
+        };
+        let text = show_with(Stage::Ad, src, &jvp).unwrap();
+        assert!(text.contains("entry dot_jvp ([]f32, []f32, []f32, []f32) : f32"), "{text}");
+        assert!(!text.contains("count"), "{text}");
+        let one = ShowOptions { entry: Some("count".into()), ..jvp.clone() };
+        let e = show_with(Stage::Ad, src, &one).unwrap_err();
+        assert!(e[0].message.contains("no float parameters"), "{e:?}");
+        let missing = ShowOptions { entry: Some("nope".into()), ..jvp };
+        let e = show_with(Stage::Ad, src, &missing).unwrap_err();
+        assert!(e[0].message.contains("unknown entry point `nope`"), "{e:?}");
     }
 }

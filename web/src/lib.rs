@@ -15,6 +15,7 @@ mod pipeline;
 
 use js_sys::{Array, Object, Reflect};
 use ogham::backend::{wasm, wgsl};
+use ogham::ir::AdMode;
 use ogham::prim::{f16, PrimValue};
 use ogham::value::{text, Value};
 use ogham_runtime::abi::{self, CallError, Word};
@@ -68,10 +69,15 @@ fn diags_js(ds: &[Diag]) -> Array {
     ds.iter().map(diag_js).collect()
 }
 
-/// Compile `source` through every stage; never throws.
+/// Compile `source` through every stage; never throws. `options.derivative` is `"vjp"` (the
+/// default) or `"jvp"`: which derivative of each entry point `stages.derivative` shows.
 #[wasm_bindgen]
-pub fn compile(source: &str) -> JsValue {
-    let c = pipeline::compile(source, &now);
+pub fn compile(source: &str, options: JsValue) -> JsValue {
+    let mode = match Reflect::get(&options, &"derivative".into()).ok().and_then(|v| v.as_string()) {
+        Some(m) if m == "jvp" => AdMode::Jvp,
+        _ => AdMode::Vjp,
+    };
+    let c = pipeline::compile(source, &now, mode);
     let o = Object::new();
     set(&o, "diagnostics", diags_js(&c.diagnostics));
     let st = Object::new();
@@ -389,6 +395,17 @@ pub fn run(source: String, entry: String, args: String, options: JsValue) -> js_
             Err(ds) => Err(rejection(&ds)),
         }
     })
+}
+
+/// Random arguments for entry point `entry` of `source`, as Futhark values in one string: every
+/// array dimension is `size`, floats uniform in [0, 1), integers in [0, 100). The same `seed`
+/// gives the same arguments. Throws an `Error` carrying `diagnostics` when the program does not
+/// compile or has no such entry point.
+#[wasm_bindgen(js_name = randomArgs)]
+pub fn random_args(source: &str, entry: &str, size: f64, seed: f64) -> Result<String, JsValue> {
+    let compiled = pipeline::front_end(source).map_err(|ds| rejection(&ds))?;
+    ogham::driver::random_args(&compiled.ir, entry, size as i64, seed as u64)
+        .map_err(|d| rejection(&[pipeline::diag(&d, source)]))
 }
 
 /// The compiler's version.

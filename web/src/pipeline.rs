@@ -4,6 +4,7 @@
 
 use ogham::backend::{wasm, wgsl};
 use ogham::diag::{Diagnostic, Span};
+use ogham::ir::AdMode;
 use ogham::syntax::PRELUDE_BASE;
 use ogham::{ad, ir, syntax, types};
 
@@ -35,7 +36,8 @@ pub struct Stages {
     pub elaborated: Option<String>,
     /// The core IR after lowering.
     pub ir: Option<String>,
-    /// Per entry point: the differentiated and simplified program restricted to it.
+    /// Per entry point: its derivative (jvp or vjp, with respect to all of its parameters) after
+    /// AD and simplification.
     pub derivative: Vec<(String, String)>,
     /// The wasm module as text.
     pub wasm: Option<String>,
@@ -87,11 +89,40 @@ pub fn diag(d: &Diagnostic, src: &str) -> Diag {
     }
 }
 
+/// Per entry point, the printout of its `mode` derivative with respect to all of its parameters,
+/// or a comment saying why there is none.
+fn derivatives(src: &str, lowered: &ir::Program, mode: AdMode) -> Vec<(String, String)> {
+    let word = if mode == AdMode::Jvp { "jvp" } else { "vjp" };
+    match ogham::driver::entry_derivatives(src, lowered, true, mode, None) {
+        Ok(ds) => ds
+            .into_iter()
+            .map(|d| {
+                let text = match d.program {
+                    Ok(p) => ir::print::print_program(&p),
+                    Err(es) => {
+                        let why: Vec<&str> = es.iter().map(|e| e.message.as_str()).collect();
+                        format!("-- no {word} of `{}`: {}\n", d.entry, why.join("; "))
+                    }
+                };
+                (d.entry, text)
+            })
+            .collect(),
+        Err(es) => {
+            let why: Vec<&str> = es.iter().map(|e| e.message.as_str()).collect();
+            lowered
+                .entries
+                .iter()
+                .map(|e| (e.name.clone(), format!("-- {}\n", why.join("; "))))
+                .collect()
+        }
+    }
+}
+
 /// Parse, check (with AUTOMAP), lower, differentiate and compile to wasm and to WGSL, keeping
-/// every printout. Stops at the first stage that reports errors, except that a program the GPU
-/// backend cannot compile (f64, unsupported constructs) only gets that reason as its WGSL text.
-/// `now` gives milliseconds.
-pub fn compile(src: &str, now: &dyn Fn() -> f64) -> Compiled {
+/// every printout. The Derivative printout of each entry point is its `mode` derivative. Stops at
+/// the first stage that reports errors, except that a program the GPU backend cannot compile
+/// (f64, unsupported constructs) only gets that reason as its WGSL text. `now` gives milliseconds.
+pub fn compile(src: &str, now: &dyn Fn() -> f64, mode: AdMode) -> Compiled {
     let mut out = Compiled::default();
     let mut t = now();
     let mut lap = |out: &mut Compiled, name: &'static str| {
@@ -141,12 +172,9 @@ pub fn compile(src: &str, now: &dyn Fn() -> f64) -> Compiled {
             return out;
         }
     };
-    for e in &out.entries {
-        if let Some(p) = ad::restrict_to_entry(&prog, e) {
-            out.stages.derivative.push((e.clone(), ir::print::print_program(&p)));
-        }
-    }
     lap(&mut out, "ad");
+    out.stages.derivative = derivatives(src, &lowered, mode);
+    lap(&mut out, "derivative");
     let module = match wasm::compile(&prog, &wasm::Options::default()) {
         Ok(m) => m,
         Err(ds) => {
@@ -200,22 +228,23 @@ mod tests {
     #[test]
     fn every_stage_has_a_printout() {
         let src = "entry main (xs: []f32) (y: f32) : []f32 = xs + y\n";
-        let c = compile(src, &clock);
+        let c = compile(src, &clock, AdMode::Vjp);
         assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
         assert!(c.stages.elaborated.as_deref().unwrap().contains("map"));
         assert!(c.stages.ir.as_deref().unwrap().contains("main"));
         assert_eq!(c.stages.derivative.len(), 1);
+        assert!(c.stages.derivative[0].1.contains("entry main_vjp"), "{:?}", c.stages.derivative);
         assert!(c.stages.wasm.as_deref().unwrap().contains("(module"));
         assert!(c.stages.wgsl.as_deref().unwrap().contains("@compute"));
         let names: Vec<&str> = c.timings.iter().map(|t| t.0).collect();
-        assert_eq!(names, ["parse", "check", "lower", "ad", "wasm", "wat", "wgsl"]);
+        assert_eq!(names, ["parse", "check", "lower", "ad", "derivative", "wasm", "wat", "wgsl"]);
         assert_eq!(c.entries, ["main"]);
     }
 
     #[test]
     fn a_program_the_gpu_cannot_compile_says_why_in_its_wgsl() {
         let src = "entry main (xs: []f64) : f64 = f64.sum xs\n";
-        let c = compile(src, &clock);
+        let c = compile(src, &clock, AdMode::Vjp);
         assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
         assert!(c.stages.wasm.is_some());
         let w = c.stages.wgsl.unwrap();
@@ -227,7 +256,7 @@ mod tests {
     #[test]
     fn a_type_error_has_its_line_and_column() {
         let src = "def f (x: i32) = x\n\nentry main (x: i32) : bool = f x\n";
-        let c = compile(src, &clock);
+        let c = compile(src, &clock, AdMode::Vjp);
         assert_eq!(c.diagnostics.len(), 1);
         let d = &c.diagnostics[0];
         assert!(d.message.contains("type mismatch"), "{d:?}");
@@ -237,7 +266,7 @@ mod tests {
 
     #[test]
     fn a_parse_error_stops_at_parsing() {
-        let c = compile("def main = if true else 1", &clock);
+        let c = compile("def main = if true else 1", &clock, AdMode::Vjp);
         assert!(c.diagnostics[0].message.contains("expected"));
         assert_eq!(c.timings.len(), 1);
     }
@@ -249,5 +278,15 @@ mod tests {
         assert_eq!(line_col("é\nx", 3), (2, 1));
         assert_eq!(line_col("é", 1), (1, 1));
         assert_eq!(line_col("ab", 99), (1, 3));
+    }
+
+    #[test]
+    fn the_derivative_follows_the_mode() {
+        let src = "entry f (x: f64) : f64 = x * x\nentry g (n: i64) : i64 = n\n";
+        let c = compile(src, &clock, AdMode::Jvp);
+        let (f, g) = (&c.stages.derivative[0], &c.stages.derivative[1]);
+        assert_eq!(f.0, "f");
+        assert!(f.1.contains("entry f_jvp (f64, f64) : f64"), "{}", f.1);
+        assert!(g.1.contains("no jvp of `g`: entry point `g` has no float parameters"), "{}", g.1);
     }
 }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { init, compile, run, version } from 'ogham';
+import { init, compile, run, randomArgs, version } from 'ogham';
 
 const dot = readFileSync(new URL('../../examples/dotprod.fut', import.meta.url), 'utf8');
 
@@ -24,7 +24,22 @@ test('version and compile', () => {
   assert.match(c.stages.wasm, /^\(module/);
   assert.match(c.stages.wgsl, /@compute/);
   assert.deepEqual(c.entries, ['scale', 'stats', 'at']);
-  for (const k of ['parse', 'check', 'lower', 'ad', 'wasm', 'wat', 'wgsl']) assert.equal(typeof c.timings[k], 'number');
+  for (const k of ['parse', 'check', 'lower', 'ad', 'derivative', 'wasm', 'wat', 'wgsl']) assert.equal(typeof c.timings[k], 'number');
+  // The derivative of each entry point: vjp by default, jvp on request.
+  assert.match(c.stages.derivative.scale, /entry scale_vjp \(f32, \[\]f32, \[\]f32\)/);
+  assert.match(c.stages.derivative.stats, /no vjp of `stats`: entry point `stats` has no float parameters/);
+  const j = compile(program, { derivative: 'jvp' });
+  assert.match(j.stages.derivative.scale, /entry scale_jvp \(f32, \[\]f32, f32, \[\]f32\)/);
+});
+
+test('random arguments run', async () => {
+  const args = randomArgs(program, 'scale', { size: 5, seed: 3 });
+  assert.equal(args, randomArgs(program, 'scale', { size: 5, seed: 3 }));
+  assert.notEqual(args, randomArgs(program, 'scale', { size: 5, seed: 4 }));
+  const [r] = await run(program, 'scale', args, { backend: 'wasm' });
+  assert.deepEqual(r.shape, [5]);
+  assert.throws(() => randomArgs(program, 'nope'), (e) => /unknown entry point `nope`/.test(e.message) && e.diagnostics.length === 1);
+  assert.throws(() => randomArgs('entry f = +', 'f'), (e) => e.diagnostics[0].span.line === 1);
 });
 
 test('a program the GPU backend cannot compile still compiles, and its WGSL says why', () => {

@@ -2,6 +2,8 @@
 //! from web/) runs in a Web Worker (worker.js), so compiling on every edit never blocks the page
 //! and Stop terminates a runaway program. Every control and pane carries a `data-testid`.
 
+mod docs;
+mod editor;
 mod examples;
 mod worker;
 
@@ -47,6 +49,9 @@ struct DiagView {
     phase: String,
     line: Option<u32>,
     col: Option<u32>,
+    /// Byte offsets into the source.
+    start: Option<u32>,
+    end: Option<u32>,
     hint: Option<String>,
 }
 
@@ -58,6 +63,8 @@ impl DiagView {
             phase: get_str(d, "phase").unwrap_or_else(|| "error".into()),
             line: get_f64(&span, "line").map(|x| x as u32),
             col: get_f64(&span, "col").map(|x| x as u32),
+            start: get_f64(&span, "start").map(|x| x as u32),
+            end: get_f64(&span, "end").map(|x| x as u32),
             hint: get_str(d, "hint"),
         }
     }
@@ -219,6 +226,12 @@ fn App() -> impl IntoView {
     let ran = RwSignal::new(RunView { status: "idle".into(), ..Default::default() });
     let tab = RwSignal::new("elaborated");
     let der_entry = RwSignal::new(String::new());
+    let der_mode = RwSignal::new("vjp".to_string());
+    let random_size = RwSignal::new("8".to_string());
+    let random_seed = StoredValue::new(0u32);
+    let editor_box = NodeRef::<leptos::html::Div>::new();
+    let editor = StoredValue::new_local(None::<editor::Editor>);
+    let doc_index = RwSignal::new(0usize);
     let show_all = RwSignal::new(false);
     let share_url = RwSignal::new(String::new());
     let compile_id = StoredValue::new(0u32);
@@ -243,6 +256,7 @@ fn App() -> impl IntoView {
             ("kind", "compile".into()),
             ("id", id.into()),
             ("source", source.get_untracked().into()),
+            ("derivative", der_mode.get_untracked().into()),
         ]));
     };
 
@@ -259,6 +273,19 @@ fn App() -> impl IntoView {
                 show_all.set(false);
             }
         }
+        Some("random") => match get_str(&msg, "args") {
+            Some(a) => args.set(a),
+            None => {
+                let ds: Vec<DiagView> =
+                    array(get(&msg, "diagnostics")).iter().map(DiagView::from_js).collect();
+                ran.set(RunView {
+                    status: "error".into(),
+                    text: ds.iter().map(DiagView::render).collect::<Vec<_>>().join("\n"),
+                    diagnostics: ds,
+                    ..Default::default()
+                });
+            }
+        },
         Some("fatal") => ran.set(RunView {
             status: "error".into(),
             text: get_str(&msg, "message").unwrap_or_default(),
@@ -267,9 +294,10 @@ fn App() -> impl IntoView {
         _ => {}
     });
 
-    // Compile on every edit, debounced.
+    // Compile on every edit (and when the derivative's mode changes), debounced.
     Effect::new(move |_| {
         source.track();
+        der_mode.track();
         let id = compile_id.get_value();
         set_timeout(
             move || {
@@ -293,6 +321,67 @@ fn App() -> impl IntoView {
             ("args", args.get_untracked().into()),
             ("backend", backend.get_untracked().into()),
         ]));
+    };
+
+    let do_random = move || {
+        let seed = random_seed.get_value() + 1;
+        random_seed.set_value(seed);
+        let size = random_size.get_untracked().trim().parse::<u32>().unwrap_or(8);
+        worker::post(&worker::message(&[
+            ("kind", "random".into()),
+            ("source", source.get_untracked().into()),
+            ("entry", entry.get_untracked().into()),
+            ("size", size.into()),
+            ("seed", seed.into()),
+        ]));
+    };
+
+    // The editor mounts once its box is in the page; from then on it and `source` follow each
+    // other: user edits set `source`, and a new `source` (an example, a share link) is shown.
+    Effect::new(move |_| {
+        let Some(el) = editor_box.get() else { return };
+        if editor.with_value(Option::is_some) {
+            return;
+        }
+        let ed = editor::create(&el, &source.get_untracked(), move |text| source.set(text));
+        editor.set_value(Some(ed));
+    });
+    Effect::new(move |_| {
+        let text = source.get();
+        editor.with_value(|e| {
+            if let Some(e) = e {
+                e.set_text(&text)
+            }
+        });
+    });
+    Effect::new(move |_| {
+        compiled.with(|c| {
+            let marks: Vec<editor::Mark> = c
+                .diagnostics
+                .iter()
+                .filter_map(|d| {
+                    Some(editor::Mark {
+                        start: d.start?,
+                        end: d.end.unwrap_or(d.start?),
+                        message: &d.message,
+                        phase: &d.phase,
+                        hint: d.hint.as_deref(),
+                    })
+                })
+                .collect();
+            editor.with_value(|e| {
+                if let Some(e) = e {
+                    e.set_diagnostics(&marks)
+                }
+            });
+        });
+    });
+    let goto_line = move |line: u32| {
+        editor.with_value(|e| {
+            if let Some(e) = e {
+                e.goto(line)
+            }
+        })
     };
 
     let do_stop = move || {
@@ -364,18 +453,6 @@ fn App() -> impl IntoView {
         "WebGPU is not available in this browser: runs use the Wasm SIMD backend or the interpreter."
     };
 
-    let line_count = move || source.with(|s| s.lines().count().max(1));
-    let gutter = move || {
-        let bad: Vec<u32> =
-            compiled.with(|c| c.diagnostics.iter().filter_map(|d| d.line).collect());
-        (1..=line_count())
-            .map(|k| {
-                let cls = if bad.contains(&(k as u32)) { "bad" } else { "" };
-                view! { <div class=cls>{k}</div> }
-            })
-            .collect_view()
-    };
-
     let pane_text = move |which: &'static str| {
         compiled.with(|c| match which {
             "ir" => c.ir.clone(),
@@ -434,6 +511,13 @@ fn App() -> impl IntoView {
             <button data-testid="run" class="primary" title="Ctrl+Enter" on:click=move |_| do_run()>"Run"</button>
             <button data-testid="stop" on:click=move |_| do_stop()
                 disabled=move || ran.with(|r| r.status != "running")>"Stop"</button>
+            <button data-testid="random" title="random arguments of the entry point's types"
+                on:click=move |_| do_random()>"Random"</button>
+            <label title="every array dimension of random arguments">"size "
+                <input data-testid="random-size" type="number" min="0" max="4096" size="4" class="size"
+                    prop:value=move || random_size.get()
+                    on:input=move |ev| random_size.set(event_target_value(&ev))/>
+            </label>
             <button data-testid="share" on:click=move |_| do_share()>"Share"</button>
             <input data-testid="share-link" class="share-link" readonly=true
                 prop:value=move || share_url.get() placeholder="share link"/>
@@ -441,18 +525,7 @@ fn App() -> impl IntoView {
         <p class="note">{gpu_note}</p>
         <main>
             <section class="left">
-                <div class="editor">
-                    <div class="gutter">{gutter}</div>
-                    <textarea data-testid="editor" spellcheck="false" wrap="off"
-                        prop:value=move || source.get()
-                        on:input=move |ev| source.set(event_target_value(&ev))
-                        on:scroll=move |ev| {
-                            let t: web_sys::HtmlTextAreaElement = event_target(&ev);
-                            if let Some(g) = t.previous_element_sibling() {
-                                g.set_scroll_top(t.scroll_top());
-                            }
-                        }></textarea>
-                </div>
+                <div class="editor" node_ref=editor_box></div>
                 <h2>"Diagnostics"</h2>
                 <div data-testid="diagnostics" class="diagnostics">
                     {move || {
@@ -461,7 +534,9 @@ fn App() -> impl IntoView {
                             view! { <p class="ok">{move || if compiling.get() { "compiling..." } else { "no errors" }}</p> }.into_any()
                         } else {
                             ds.into_iter().map(|d| view! {
-                                <div class="diag" data-line=d.line.map(|l| l.to_string()).unwrap_or_default()>
+                                <div class="diag" data-line=d.line.map(|l| l.to_string()).unwrap_or_default()
+                                    title="go to this line"
+                                    on:click=move |_| if let Some(l) = d.line { goto_line(l) }>
                                     {d.render()}
                                     {d.hint.clone().map(|h| view! { <div class="hint">{h}</div> })}
                                 </div>
@@ -477,6 +552,7 @@ fn App() -> impl IntoView {
                     {tab_button("derivative", "Derivative")}
                     {tab_button("wgsl", "WGSL")}
                     {tab_button("wasm", "Wasm")}
+                    {tab_button("docs", "Docs")}
                 </nav>
                 <div data-testid="pane-elaborated" class="pane" class:hidden=move || tab.get() != "elaborated">
                     {move || match compiled.with(|c| c.elaborated.clone()) {
@@ -493,12 +569,22 @@ fn App() -> impl IntoView {
                 </div>
                 <div data-testid="pane-derivative" class="pane" class:hidden=move || tab.get() != "derivative">
                     <label>"Entry point "
-                        <select prop:value=move || der_entry.get() on:change=move |ev| der_entry.set(event_target_value(&ev))>
+                        <select data-testid="derivative-entry" prop:value=move || der_entry.get() on:change=move |ev| der_entry.set(event_target_value(&ev))>
                             {move || compiled.with(|c| c.derivative.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>())
                                 .into_iter().map(|n| view! { <option value=n.clone()>{n.clone()}</option> }).collect_view()}
                         </select>
                     </label>
-                    <p class="note">"The program after jvp/vjp are expanded and simplified, restricted to this entry point."</p>
+                    <label>" Mode "
+                        <select data-testid="derivative-mode" prop:value=move || der_mode.get() on:change=move |ev| der_mode.set(event_target_value(&ev))>
+                            <option value="vjp">"vjp (reverse)"</option>
+                            <option value="jvp">"jvp (forward)"</option>
+                        </select>
+                    </label>
+                    <p class="note">{move || if der_mode.get() == "jvp" {
+                        "The jvp of the entry point with respect to all of its parameters: the arguments, then one tangent per parameter. Core IR after AD and simplification."
+                    } else {
+                        "The vjp of the entry point with respect to all of its parameters: the arguments, then one adjoint per result. Core IR after AD and simplification."
+                    }}</p>
                     <pre>{move || {
                         let e = der_entry.get();
                         compiled.with(|c| c.derivative.iter().find(|(n, _)| *n == e).map(|(_, t)| t.clone()))
@@ -510,6 +596,25 @@ fn App() -> impl IntoView {
                 </div>
                 <div data-testid="pane-wasm" class="pane" class:hidden=move || tab.get() != "wasm">
                     <pre>{move || pane_text("wasm").unwrap_or_else(placeholder)}</pre>
+                </div>
+                <div data-testid="pane-docs" class="pane docs" class:hidden=move || tab.get() != "docs"
+                    on:click=move |ev| {
+                        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+                        if let Some(src) = target.as_ref().and_then(docs::program_of_button) {
+                            let (e, a) = examples::defaults(&src);
+                            example.set(String::new());
+                            entry.set(e);
+                            args.set(a);
+                            source.set(src);
+                        }
+                    }>
+                    <label>"Document "
+                        <select data-testid="docs" prop:value=move || doc_index.get().to_string()
+                            on:change=move |ev| doc_index.set(event_target_value(&ev).parse().unwrap_or(0))>
+                            {docs::DOCS.iter().enumerate().map(|(k, (title, _))| view! { <option value=k.to_string()>{*title}</option> }).collect_view()}
+                        </select>
+                    </label>
+                    <article inner_html=move || docs::DOCS.get(doc_index.get()).map_or("", |d| d.1)></article>
                 </div>
                 <h2>"Output"</h2>
                 <div data-testid="output" class="output" data-status=move || ran.with(|r| r.status.clone())>

@@ -2,9 +2,10 @@
 //! (f64) in a random direction. The entry is wrapped in two generated entry points, so the check
 //! goes through the same lowering and differentiation as user code.
 
+use crate::ad::wrap;
 use crate::diag::{Diagnostic, Phase, Span};
 use crate::driver;
-use crate::ir::EntryType;
+use crate::ir::{AdMode, EntryType};
 use crate::prim::{PrimType, PrimValue};
 use crate::testspec::random::Rng;
 use crate::value::{ArrayValue, Value};
@@ -30,10 +31,6 @@ impl GradCheck {
 
 fn err(msg: impl Into<String>) -> Vec<Diagnostic> {
     vec![Diagnostic::new(Phase::Value, Span::DUMMY, msg)]
-}
-
-fn src_type(t: &EntryType) -> String {
-    format!("{}{}", "[]".repeat(t.rank), t.elem.name())
 }
 
 fn is_f(t: PrimType) -> bool {
@@ -116,38 +113,12 @@ pub fn gradcheck(
         return Err(err(format!("unknown entry point `{entry}`")));
     };
     let (params, results) = (ep.params.clone(), ep.results.clone());
-    if params.is_empty() || !params.iter().any(|t| is_f(t.elem)) {
-        return Err(err(format!("entry point `{entry}` has no float parameters to differentiate")));
-    }
-    let xs: Vec<String> = (0..params.len()).map(|i| format!("x{i}")).collect();
-    let decl = |pre: &str| -> String {
-        params.iter().enumerate().map(|(i, t)| format!(" ({pre}{i}: {})", src_type(t))).collect()
-    };
-    let tuple = |names: &[String]| -> String {
-        if names.len() == 1 {
-            format!("(copy {})", names[0])
-        } else {
-            format!(
-                "({})",
-                names.iter().map(|n| format!("copy {n}")).collect::<Vec<_>>().join(", ")
-            )
-        }
-    };
-    let pat = if xs.len() == 1 { xs[0].clone() } else { format!("({})", xs.join(", ")) };
-    let f = format!("(\\{pat} -> {entry} {})", xs.join(" "));
-    let ts: Vec<String> = (0..params.len()).map(|i| format!("t{i}")).collect();
-    let ss: Vec<String> = (0..results.len()).map(|i| format!("s{i}")).collect();
-    let sdecl: String =
-        results.iter().enumerate().map(|(i, t)| format!(" (s{i}: {})", src_type(t))).collect();
+    let jvp_name = wrap::fresh_name(src, "gradcheck_jvp");
+    let vjp_name = wrap::fresh_name(src, "gradcheck_vjp");
     let wrapped = format!(
-        "{src}\n\nentry gradcheck_jvp_{} {} = jvp {f} {} {}\n\nentry gradcheck_vjp_{}{sdecl} = vjp {f} {} {}\n",
-        decl("x"),
-        decl("t"),
-        tuple(&xs),
-        tuple(&ts),
-        decl("x"),
-        tuple(&xs),
-        tuple(&ss),
+        "{src}\n\n{}\n{}",
+        wrap::wrapper_source(ep, &jvp_name, AdMode::Jvp).map_err(|d| vec![d])?,
+        wrap::wrapper_source(ep, &vjp_name, AdMode::Vjp).map_err(|d| vec![d])?,
     );
     let c = driver::compile(&wrapped)?;
     let mut rng = Rng::new(seed);
@@ -172,10 +143,10 @@ pub fn gradcheck(
     let fd: Vec<f64> = yp.iter().zip(&ym).map(|(a, b)| (a - b) / (2.0 * h)).collect();
     let mut args = x.clone();
     args.extend(u.iter().cloned());
-    let ju = floats(&run("gradcheck_jvp_", &args)?);
+    let ju = floats(&run(&jvp_name, &args)?);
     let mut args = x.clone();
     args.extend(v.iter().cloned());
-    let vj = floats(&run("gradcheck_vjp_", &args)?);
+    let vj = floats(&run(&vjp_name, &args)?);
     let vf = floats(&v);
     let fd_scale = fd.iter().fold(1.0f64, |m, a| m.max(a.abs()));
     let jvp_error = ju.iter().zip(&fd).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / fd_scale;

@@ -19,6 +19,7 @@ pub mod gradcheck;
 mod rev;
 mod soac_rev;
 pub mod walk;
+pub mod wrap;
 
 use std::collections::HashMap;
 

@@ -23,6 +23,7 @@
 //! passed.
 
 pub mod compare;
+pub mod markdown;
 mod parse;
 pub mod random;
 pub mod run;

@@ -206,11 +206,8 @@ impl Checker {
                         || !reps.iter().all(|id| rep_size_known(&second, *id)))
                 {
                     if let Some(err) = first.errors.first_mut() {
-                        err.hints.push(
-                            "AUTOMAP: the only rank-correct elaboration replicates an argument \
-                             beyond its maps, to a size the program does not determine"
-                                .to_string(),
-                        );
+                        err.hints
+                            .push(automap::rep_hint("to a size the program does not determine"));
                     }
                     return (self.commit(v, first), None);
                 }

@@ -25,6 +25,13 @@ use rank::{Lin, Rank};
 /// Candidates listed in an ambiguity error.
 const MAX_CANDIDATES: usize = 5;
 
+/// The hint when the only elaboration needs a `rep` beyond the frame that cannot be kept: `why`.
+pub(crate) fn rep_hint(why: &str) -> String {
+    format!(
+        "AUTOMAP: the only rank-correct elaboration replicates an argument beyond its maps, {why}"
+    )
+}
+
 /// What rank analysis made of one definition.
 pub(crate) enum Outcome {
     /// The unique optimum inserts nothing.
@@ -172,11 +179,7 @@ pub(crate) fn analyse(
     if !el.reps.is_empty() && (el.used.contains("rep") || user_defs("rep")) {
         // The inserted `rep` would name the program's own `rep`.
         return (
-            Outcome::Hint(
-                "AUTOMAP: the only rank-correct elaboration replicates an argument beyond its \
-                 maps, with the intrinsic `rep`, which this program redefines"
-                    .to_string(),
-            ),
+            Outcome::Hint(rep_hint("with the intrinsic `rep`, which this program redefines")),
             report,
         );
     }

@@ -53,10 +53,16 @@ pub struct VarInfo {
 impl Cmp {
     /// `lhs cmp rhs`.
     pub fn holds<T: Ord>(self, lhs: T, rhs: T) -> bool {
+        self.holds_for(lhs.cmp(&rhs))
+    }
+
+    /// `lhs cmp rhs`, given how `lhs` compares to `rhs` (for numbers compared with a tolerance).
+    pub fn holds_for(self, lhs_to_rhs: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
         match self {
-            Cmp::Le => lhs <= rhs,
-            Cmp::Eq => lhs == rhs,
-            Cmp::Ge => lhs >= rhs,
+            Cmp::Le => lhs_to_rhs != Greater,
+            Cmp::Eq => lhs_to_rhs == Equal,
+            Cmp::Ge => lhs_to_rhs != Less,
         }
     }
 
@@ -234,14 +240,7 @@ impl Problem {
             }
             // A clause that no literal satisfies: one child per literal, the k-th also negating
             // the literals before it (so the children are disjoint), explored in order.
-            let holds = |&(v, cmp, k): &Literal| {
-                let k = N::int(k as i128);
-                match cmp {
-                    Cmp::Le => x[v].cmp_to(&k) != std::cmp::Ordering::Greater,
-                    Cmp::Ge => x[v].cmp_to(&k) != std::cmp::Ordering::Less,
-                    Cmp::Eq => x[v].cmp_to(&k) == std::cmp::Ordering::Equal,
-                }
-            };
+            let holds = |&(v, cmp, k): &Literal| cmp.holds_for(x[v].cmp_to(&N::int(k as i128)));
             if let Some(clause) = self.clauses.iter().find(|c| !c.iter().any(holds)) {
                 let mut children = Vec::new();
                 let mut negated = Vec::new();
