@@ -104,6 +104,13 @@ fn ogm_shr_u32(x: u32, y: u32, bits: u32) -> u32 {
     return x >> y;
 }
 
+// A float from its bits, computed at run time. WGSL makes a constant expression whose value is
+// infinite or NaN a shader-creation error (browsers' compilers enforce it; naga does not), so
+// non-finite constants are written as calls of this function, which are not constant expressions.
+fn ogm_f32_bits(b: u32) -> f32 {
+    return bitcast<f32>(b);
+}
+
 fn ogm_isnan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
@@ -150,7 +157,7 @@ fn ogm_powf(x: f32, y: f32) -> f32 {
     }
     if x == 0.0 {
         if y > 0.0 { return 0.0; }
-        return bitcast<f32>(0x7f800000u);
+        return ogm_f32_bits(0x7f800000u);
     }
     return pow(x, y);
 }

@@ -27,7 +27,11 @@ export interface Stages {
    *  respect to all of its parameters, after differentiation and simplification; an entry point
    *  without float parameters gets a comment saying so. */
   derivative: Record<string, string> | null;
-  /** Always null: the WGSL backend is not built yet. */
+  /**
+   * The GPU program as `ogham show wgsl` prints it (every WGSL kernel, then the host schedule).
+   * For a program the GPU backend cannot compile (f64, unsupported constructs), WGSL comments
+   * saying why. null when compilation stopped earlier.
+   */
   wgsl: string | null;
   /** The wasm module as text. */
   wasm: string | null;
@@ -36,7 +40,7 @@ export interface Stages {
 export interface CompileResult {
   diagnostics: Diagnostic[];
   stages: Stages;
-  /** Milliseconds per stage that ran: parse, check, lower, ad, derivative, wasm, wat. */
+  /** Milliseconds per stage that ran: parse, check, lower, ad, derivative, wasm, wat, wgsl. */
   timings: Record<string, number>;
   /** The program's entry points. */
   entries: string[];
@@ -59,7 +63,10 @@ export interface Result {
 }
 
 export interface RunOptions {
-  /** Default "wasm". "webgpu" rejects until the GPU backend lands. */
+  /**
+   * Default "wasm". "webgpu" runs on the browser's GPU (`navigator.gpu`); where WebGPU is missing
+   * (Node, some browsers) it rejects with "WebGPU is not available in this browser/runtime".
+   */
   backend?: 'wasm' | 'interp' | 'webgpu';
 }
 

@@ -1,8 +1,8 @@
 // End to end in headless Chromium (Debian's /usr/bin/chromium driven by playwright-core): load the
-// playground served by `ogham serve`, pick an example, check the panes, run it, introduce a type
-// error (listed, and underlined in the editor with the message on hover), reproduce a share link,
-// run random arguments, switch the Derivative pane between vjp and jvp, open a program from the
-// Docs view, and save a screenshot.
+// playground served by `ogham serve`, pick an example, check the panes, run it (on WebGPU too),
+// introduce a type error (listed, and underlined in the editor with the message on hover),
+// reproduce a share link, run random arguments, switch the Derivative pane between vjp and jvp,
+// open a program from the Docs view, and save a screenshot.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -66,6 +66,7 @@ test('the playground compiles, runs, reports errors and shares', async () => {
   assert.equal(await page.inputValue(tid('args')), '[1, 2, 3] [4, 5, 6]');
   assert.match(await page.textContent(tid('pane-ir')), /main/);
   assert.match(await page.textContent(tid('pane-wasm')), /\(module/);
+  assert.match(await page.textContent(tid('pane-wgsl')), /@compute/);
   assert.match(await page.textContent(tid('timings')), /check/);
 
   // Run on the wasm backend, then on the interpreter.
@@ -74,8 +75,11 @@ test('the playground compiles, runs, reports errors and shares', async () => {
   await page.selectOption(tid('backend'), 'interp');
   assert.equal((await runAndWait(page)).trim(), '[5i32, 7i32, 9i32]');
   assert.match(await page.textContent(tid('timings')), /ms \(interp\)/);
-  // WebGPU is listed but disabled until the GPU backend lands.
-  assert.equal(await page.locator(`${tid('backend')} option[value="webgpu"]`).isDisabled(), true);
+  // Headless Chromium has navigator.gpu (SwiftShader): WebGPU is enabled and runs the example.
+  assert.equal(await page.locator(`${tid('backend')} option[value="webgpu"]`).isDisabled(), false);
+  await page.selectOption(tid('backend'), 'webgpu');
+  assert.equal((await runAndWait(page)).trim(), '[5i32, 7i32, 9i32]');
+  assert.match(await page.textContent(tid('timings')), /ms \(webgpu\)/);
   await page.selectOption(tid('backend'), 'wasm');
 
   // The Derivative pane.

@@ -7,17 +7,22 @@
 //!
 //! The wasm backend instantiates the generated module with the host's `WebAssembly.instantiate`
 //! and speaks the module's ABI through `ogham_runtime::abi`; the interpreter runs inside this
-//! module.
+//! module. The webgpu backend runs the GPU program's host schedule here
+//! (`ogham::backend::wgsl::exec`, the same code as natively) on the browser's WebGPU through
+//! `ogham_runtime::gpu`, awaiting every read-back.
 
 mod pipeline;
 
 use js_sys::{Array, Object, Reflect};
-use ogham::backend::wasm;
+use ogham::backend::{wasm, wgsl};
 use ogham::ir::AdMode;
 use ogham::prim::{f16, PrimValue};
 use ogham::value::{text, Value};
 use ogham_runtime::abi::{self, CallError, Word};
+use ogham_runtime::gpu::Gpu;
+use std::cell::RefCell;
 use std::ops::Rem;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -84,8 +89,7 @@ pub fn compile(source: &str, options: JsValue) -> JsValue {
     }
     let compiled = c.stages.ir.is_some();
     set(&st, "derivative", if compiled { JsValue::from(der) } else { JsValue::NULL });
-    // The WGSL backend is not built yet: the field stays null rather than showing a stand-in.
-    set(&st, "wgsl", JsValue::NULL);
+    set(&st, "wgsl", opt_str(&c.stages.wgsl));
     set(&st, "wasm", opt_str(&c.stages.wasm));
     set(&o, "stages", st);
     let t = Object::new();
@@ -344,15 +348,13 @@ async fn run_values(
             let mut host = instantiate(&m).await.map_err(|d| one(&d))?;
             abi::run(&mut host, &m.manifest, entry, &args).map_err(|d| one(&d))
         }
-        "webgpu" => Err(vec![Diag {
-            message:
-                "unsupported: the WebGPU backend is not available yet (use `wasm` or `interp`)"
-                    .into(),
-            severity: "error",
-            phase: "unsupported",
-            span: None,
-            hint: None,
-        }]),
+        "webgpu" => {
+            let gp = wgsl::compile(&compiled.ir)
+                .map_err(|ds| ds.iter().map(|d| pipeline::diag(d, source)).collect::<Vec<_>>())?;
+            let gpu = gpu().await.map_err(|d| one(&d))?;
+            let loaded = gpu.load_program(gp).await.map_err(|d| one(&d))?;
+            gpu.run_entry(&loaded, entry, &args).await.map_err(|d| one(&d))
+        }
         other => Err(vec![Diag {
             message: format!("unknown backend `{other}`"),
             severity: "error",
@@ -363,8 +365,22 @@ async fn run_values(
     }
 }
 
+thread_local! {
+    /// The WebGPU device, opened by the first webgpu run (and again after a device loss).
+    static GPU: RefCell<Option<Rc<Gpu>>> = const { RefCell::new(None) };
+}
+
+async fn gpu() -> Result<Rc<Gpu>, ogham::Diagnostic> {
+    if let Some(g) = GPU.with(|g| g.borrow().clone()).filter(|g| !g.is_lost()) {
+        return Ok(g);
+    }
+    let g = Rc::new(Gpu::open().await?);
+    GPU.with(|c| *c.borrow_mut() = Some(g.clone()));
+    Ok(g)
+}
+
 /// Run entry point `entry` of `source` on `args` (Futhark value syntax) with the backend named by
-/// `options.backend` (`"wasm"`, the default, or `"interp"`).
+/// `options.backend` (`"wasm"`, the default, `"interp"` or `"webgpu"`).
 #[wasm_bindgen]
 pub fn run(source: String, entry: String, args: String, options: JsValue) -> js_sys::Promise {
     let backend = if options.is_object() {

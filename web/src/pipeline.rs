@@ -2,7 +2,7 @@
 //! diagnostics with line and column, and the time each stage took. Pure Rust (the clock is passed
 //! in), so it is tested natively.
 
-use ogham::backend::wasm;
+use ogham::backend::{wasm, wgsl};
 use ogham::diag::{Diagnostic, Span};
 use ogham::ir::AdMode;
 use ogham::syntax::PRELUDE_BASE;
@@ -41,6 +41,9 @@ pub struct Stages {
     pub derivative: Vec<(String, String)>,
     /// The wasm module as text.
     pub wasm: Option<String>,
+    /// The GPU program (WGSL kernels and host schedule) as `ogham show wgsl` prints it, or why
+    /// the GPU backend cannot compile the program (a WGSL comment).
+    pub wgsl: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -115,9 +118,10 @@ fn derivatives(src: &str, lowered: &ir::Program, mode: AdMode) -> Vec<(String, S
     }
 }
 
-/// Parse, check (with AUTOMAP), lower, differentiate and compile to wasm, keeping every printout.
-/// The Derivative printout of each entry point is its `mode` derivative. Stops at the first stage
-/// that reports errors. `now` gives milliseconds.
+/// Parse, check (with AUTOMAP), lower, differentiate and compile to wasm and to WGSL, keeping
+/// every printout. The Derivative printout of each entry point is its `mode` derivative. Stops at
+/// the first stage that reports errors, except that a program the GPU backend cannot compile
+/// (f64, unsupported constructs) only gets that reason as its WGSL text. `now` gives milliseconds.
 pub fn compile(src: &str, now: &dyn Fn() -> f64, mode: AdMode) -> Compiled {
     let mut out = Compiled::default();
     let mut t = now();
@@ -185,7 +189,26 @@ pub fn compile(src: &str, now: &dyn Fn() -> f64, mode: AdMode) -> Compiled {
         Err(e) => out.stages.wasm = Some(format!(";; cannot print the module: {e}")),
     }
     lap(&mut out, "wat");
+    out.stages.wgsl = Some(match wgsl::compile(&prog) {
+        Ok(gp) => wgsl::show(&gp),
+        Err(ds) => gpu_rejection(&ds, src),
+    });
+    lap(&mut out, "wgsl");
     out
+}
+
+/// Why the GPU backend cannot compile a program, as WGSL comments.
+fn gpu_rejection(ds: &[Diagnostic], src: &str) -> String {
+    let mut s = String::from("// The GPU backend cannot compile this program:\n");
+    for d in ds {
+        let d = diag(d, src);
+        let at = d.span.map(|p| format!("line {}:{}: ", p.line, p.col)).unwrap_or_default();
+        s.push_str(&format!("// {at}{}\n", d.message));
+        for h in d.hint.iter().flat_map(|h| h.lines()) {
+            s.push_str(&format!("//   hint: {h}\n"));
+        }
+    }
+    s
 }
 
 /// The program compiled as far as running it needs: the core IR after AD (for the interpreter)
@@ -212,9 +235,22 @@ mod tests {
         assert_eq!(c.stages.derivative.len(), 1);
         assert!(c.stages.derivative[0].1.contains("entry main_vjp"), "{:?}", c.stages.derivative);
         assert!(c.stages.wasm.as_deref().unwrap().contains("(module"));
+        assert!(c.stages.wgsl.as_deref().unwrap().contains("@compute"));
         let names: Vec<&str> = c.timings.iter().map(|t| t.0).collect();
-        assert_eq!(names, ["parse", "check", "lower", "ad", "derivative", "wasm", "wat"]);
+        assert_eq!(names, ["parse", "check", "lower", "ad", "derivative", "wasm", "wat", "wgsl"]);
         assert_eq!(c.entries, ["main"]);
+    }
+
+    #[test]
+    fn a_program_the_gpu_cannot_compile_says_why_in_its_wgsl() {
+        let src = "entry main (xs: []f64) : f64 = f64.sum xs\n";
+        let c = compile(src, &clock, AdMode::Vjp);
+        assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+        assert!(c.stages.wasm.is_some());
+        let w = c.stages.wgsl.unwrap();
+        assert!(w.starts_with("// The GPU backend cannot compile this program:"), "{w}");
+        assert!(w.contains("f64 is not available on WebGPU"), "{w}");
+        assert!(w.contains("line 1:"), "{w}");
     }
 
     #[test]

@@ -22,9 +22,9 @@ test('version and compile', () => {
   assert.match(c.stages.ir, /scale/);
   assert.deepEqual(Object.keys(c.stages.derivative).sort(), ['at', 'scale', 'stats']);
   assert.match(c.stages.wasm, /^\(module/);
-  assert.equal(c.stages.wgsl, null);
+  assert.match(c.stages.wgsl, /@compute/);
   assert.deepEqual(c.entries, ['scale', 'stats', 'at']);
-  for (const k of ['parse', 'check', 'lower', 'ad', 'derivative', 'wasm', 'wat']) assert.equal(typeof c.timings[k], 'number');
+  for (const k of ['parse', 'check', 'lower', 'ad', 'derivative', 'wasm', 'wat', 'wgsl']) assert.equal(typeof c.timings[k], 'number');
   // The derivative of each entry point: vjp by default, jvp on request.
   assert.match(c.stages.derivative.scale, /entry scale_vjp \(f32, \[\]f32, \[\]f32\)/);
   assert.match(c.stages.derivative.stats, /no vjp of `stats`: entry point `stats` has no float parameters/);
@@ -40,6 +40,14 @@ test('random arguments run', async () => {
   assert.deepEqual(r.shape, [5]);
   assert.throws(() => randomArgs(program, 'nope'), (e) => /unknown entry point `nope`/.test(e.message) && e.diagnostics.length === 1);
   assert.throws(() => randomArgs('entry f = +', 'f'), (e) => e.diagnostics[0].span.line === 1);
+});
+
+test('a program the GPU backend cannot compile still compiles, and its WGSL says why', () => {
+  const c = compile('entry main (xs: []f64) : f64 = f64.sum xs\n');
+  assert.deepEqual(c.diagnostics, []);
+  assert.match(c.stages.wasm, /^\(module/);
+  assert.match(c.stages.wgsl, /^\/\/ The GPU backend cannot compile this program/);
+  assert.match(c.stages.wgsl, /f64 is not available on WebGPU/);
 });
 
 test('a type error is a diagnostic with its line', () => {
@@ -90,5 +98,16 @@ test('compile errors and bad arguments reject with diagnostics', async () => {
   await assert.rejects(run(program, 'scale', '2f32'), /takes 2 arguments/);
   await assert.rejects(run(program, 'nope', ''), /no entry point named `nope`/);
   await assert.rejects(run(program, 'scale', '[1f32', {}), (e) => e.span === null);
-  await assert.rejects(run(program, 'scale', '2f32 [1f32]', { backend: 'webgpu' }), /unsupported/);
+});
+
+test('webgpu rejects in Node: there is no navigator.gpu', async () => {
+  await assert.rejects(run(program, 'scale', '2f32 [1f32]', { backend: 'webgpu' }), (e) => {
+    assert.ok(e instanceof Error);
+    assert.equal(e.message, 'WebGPU is not available in this browser/runtime');
+    assert.equal(e.span, null);
+    assert.match(e.hint, /`wasm` backend/);
+    return true;
+  });
+  // Compile errors still come first.
+  await assert.rejects(run('entry main (x: i32) : i32 = x +', 'main', '1i32', { backend: 'webgpu' }), (e) => e.diagnostics[0].phase === 'parse error');
 });

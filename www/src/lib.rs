@@ -84,6 +84,7 @@ struct CompileView {
     ir: Option<String>,
     derivative: Vec<(String, String)>,
     wasm: Option<String>,
+    wgsl: Option<String>,
     entries: Vec<String>,
     timings: Vec<(String, f64)>,
     total: f64,
@@ -123,6 +124,7 @@ impl CompileView {
             ir: get_str(&stages, "ir"),
             derivative,
             wasm: get_str(&stages, "wasm"),
+            wgsl: get_str(&stages, "wgsl"),
             entries: array(get(&r, "entries")).iter().filter_map(|e| e.as_string()).collect(),
             timings,
             total: get_f64(msg, "total").unwrap_or(0.0),
@@ -414,7 +416,7 @@ fn App() -> impl IntoView {
                 entry.set(get_str(&s, "entry").unwrap_or_default());
                 args.set(get_str(&s, "args").unwrap_or_default());
                 let b = get_str(&s, "backend").unwrap_or_default();
-                if b == "wasm" || b == "interp" {
+                if b == "wasm" || b == "interp" || b == "webgpu" {
                     backend.set(b);
                 }
                 source.set(get_str(&s, "source").unwrap_or_default());
@@ -446,9 +448,9 @@ fn App() -> impl IntoView {
 
     let gpu = js_sys::Reflect::has(&window().navigator(), &"gpu".into()).unwrap_or(false);
     let gpu_note = if gpu {
-        "WebGPU is available in this browser, but the GPU backend is not built yet."
+        "WebGPU runs the program's WGSL kernels on this browser's GPU (f64 programs need Wasm SIMD or the interpreter)."
     } else {
-        "WebGPU is not available in this browser (and the GPU backend is not built yet)."
+        "WebGPU is not available in this browser: runs use the Wasm SIMD backend or the interpreter."
     };
 
     let pane_text = move |which: &'static str| {
@@ -487,7 +489,7 @@ fn App() -> impl IntoView {
             <label>"Backend "
                 <select data-testid="backend" prop:value=move || backend.get()
                     on:change=move |ev| backend.set(event_target_value(&ev))>
-                    <option value="webgpu" disabled=true title=gpu_note>"WebGPU (not yet)"</option>
+                    <option value="webgpu" disabled=!gpu title=gpu_note>{if gpu { "WebGPU" } else { "WebGPU (not available)" }}</option>
                     <option value="wasm">"Wasm SIMD"</option>
                     <option value="interp">"Interpreter"</option>
                 </select>
@@ -520,7 +522,7 @@ fn App() -> impl IntoView {
             <input data-testid="share-link" class="share-link" readonly=true
                 prop:value=move || share_url.get() placeholder="share link"/>
         </header>
-        <p class="note">{gpu_note}" Runs use the Wasm SIMD backend or the interpreter."</p>
+        <p class="note">{gpu_note}</p>
         <main>
             <section class="left">
                 <div class="editor" node_ref=editor_box></div>
@@ -590,7 +592,7 @@ fn App() -> impl IntoView {
                     }}</pre>
                 </div>
                 <div data-testid="pane-wgsl" class="pane" class:hidden=move || tab.get() != "wgsl">
-                    <pre>"(the WGSL backend is not built yet: no WGSL to show)"</pre>
+                    <pre>{move || compiled.with(|c| c.wgsl.clone()).unwrap_or_else(placeholder)}</pre>
                 </div>
                 <div data-testid="pane-wasm" class="pane" class:hidden=move || tab.get() != "wasm">
                     <pre>{move || pane_text("wasm").unwrap_or_else(placeholder)}</pre>

@@ -3,16 +3,24 @@
 //! compute pipelines are cached by WGSL text, so programs that share kernels (and repeated runs)
 //! compile each shader once. GPU errors (no adapter, validation, out of memory, device lost)
 //! become diagnostics.
+//!
+//! The same code runs natively (Vulkan) and in browsers (wgpu's `webgpu` backend on wasm32).
+//! Everything that waits for the device is `async` (error scopes, buffer read-back): browsers can
+//! only await those. Natively, [`Gpu::new`], [`Gpu::load`] and [`Gpu::run`] block on the futures
+//! with pollster; in a browser the caller awaits [`Gpu::open`], [`Gpu::load_program`] and
+//! [`Gpu::run_entry`].
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use ogham::backend::wgsl::{self, exec, Access, GpuProgram, MAX_ERR_ARGS};
 use ogham::diag::{Diagnostic, Phase, Span};
 use ogham::driver;
-use ogham::testspec::run::Backend;
 use ogham::value::Value;
 
 /// A compiled kernel and the layout of its bindings.
@@ -22,12 +30,12 @@ fn gpu_err(msg: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Phase::Runtime, Span::DUMMY, format!("GPU error: {}", msg.into()))
 }
 
-/// One wgpu device with its pipeline cache.
+/// One wgpu device with its pipeline cache. Runs take `&self`, so a host may start one while
+/// another awaits the device: each run has its own error record.
 pub struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
-    pipelines: HashMap<String, Rc<Pipeline>>,
-    err: wgpu::Buffer,
+    pipelines: RefCell<HashMap<String, Rc<Pipeline>>>,
     lost: Arc<Mutex<Option<String>>>,
     /// Word limit of one storage buffer binding.
     max_words: u64,
@@ -40,31 +48,132 @@ pub struct Loaded {
 }
 
 #[derive(Clone)]
-pub struct Buf(Rc<wgpu::Buffer>);
+pub struct Buf(Rc<Owned>);
+
+/// A buffer that frees its GPU memory when dropped. Natively wgpu does that itself; its web
+/// backend leaves it to the JavaScript garbage collector, which does not see GPU memory, so there
+/// it is destroyed explicitly (WebGPU defers that until submitted work using it has finished).
+struct Owned(wgpu::Buffer);
+
+impl std::ops::Deref for Owned {
+    type Target = wgpu::Buffer;
+    fn deref(&self) -> &wgpu::Buffer {
+        &self.0
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        if cfg!(target_arch = "wasm32") {
+            self.0.destroy();
+        }
+    }
+}
+
+/// Resolves once a `map_async` callback has run (natively during `device.poll`, in a browser
+/// when the mapping promise settles). `None` if wgpu dropped the callback without calling it.
+type Mapping = Option<Result<(), wgpu::BufferAsyncError>>;
+
+#[derive(Default)]
+struct MapState {
+    done: Option<Mapping>,
+    waker: Option<Waker>,
+}
+
+fn lock(m: &Mutex<MapState>) -> std::sync::MutexGuard<'_, MapState> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct MapDone(Arc<Mutex<MapState>>);
+
+impl Future for MapDone {
+    type Output = Mapping;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Mapping> {
+        let mut g = lock(&self.0);
+        match g.done.take() {
+            Some(r) => Poll::Ready(r),
+            None => {
+                g.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// The sending half, moved into the callback; dropping it unused completes with `None`.
+struct MapSender(Arc<Mutex<MapState>>, Option<Result<(), wgpu::BufferAsyncError>>);
+
+impl Drop for MapSender {
+    fn drop(&mut self) {
+        let mut g = lock(&self.0);
+        g.done = Some(self.1.take());
+        if let Some(w) = g.waker.take() {
+            w.wake();
+        }
+    }
+}
+
+/// The adapter could not be found or WebGPU is missing: a diagnostic with a hint.
+fn no_adapter(msg: String) -> Diagnostic {
+    let hint = if cfg!(target_arch = "wasm32") {
+        "use the `wasm` backend, or a browser with WebGPU enabled"
+    } else {
+        "install a Vulkan driver (for example mesa-vulkan-drivers for lavapipe), or run with `--backend wasm`"
+    };
+    Diagnostic::new(Phase::Runtime, Span::DUMMY, msg).with_hint(hint)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Gpu {
+    /// The first adapter wgpu finds (Vulkan); a clear error when there is none.
+    pub fn new() -> Result<Gpu, Diagnostic> {
+        pollster::block_on(Gpu::open())
+    }
+
+    /// Create the pipelines of a program's kernels (cached across programs).
+    pub fn load(&mut self, prog: GpuProgram) -> Result<Loaded, Diagnostic> {
+        pollster::block_on(self.load_program(prog))
+    }
+
+    /// Run an entry point of a loaded program.
+    pub fn run(
+        &mut self,
+        l: &Loaded,
+        entry: &str,
+        args: &[Value],
+    ) -> Result<Vec<Value>, Diagnostic> {
+        pollster::block_on(self.run_entry(l, entry, args))
+    }
+}
 
 impl Gpu {
-    /// The first adapter wgpu finds (Vulkan natively); a clear error when there is none.
-    pub fn new() -> Result<Gpu, Diagnostic> {
+    /// Open the first adapter wgpu finds (Vulkan natively, `navigator.gpu` in a browser).
+    pub async fn open() -> Result<Gpu, Diagnostic> {
+        // wgpu's web backend panics when it cannot reach `navigator.gpu` (Node, a shared worker).
+        if cfg!(target_arch = "wasm32") && !wgpu::util::is_browser_webgpu_supported().await {
+            return Err(no_adapter("WebGPU is not available in this browser/runtime".into()));
+        }
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        }))
-        .map_err(|e| {
-            Diagnostic::new(Phase::Runtime, Span::DUMMY, format!("no GPU adapter found: {e}"))
-                .with_hint("install a Vulkan driver (for example mesa-vulkan-drivers for lavapipe), or run with `--backend wasm`")
-        })?;
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| no_adapter(format!("no GPU adapter found: {e}")))?;
         let limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("ogham"),
-            required_features: wgpu::Features::empty(),
-            required_limits: limits.clone(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|e| gpu_err(format!("cannot open the device: {e}")))?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("ogham"),
+                required_features: wgpu::Features::empty(),
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| gpu_err(format!("cannot open the device: {e}")))?;
         let lost = Arc::new(Mutex::new(None));
         let l2 = lost.clone();
         device.set_device_lost_callback(move |_, msg| {
@@ -74,26 +183,21 @@ impl Gpu {
         });
         // Errors outside an error scope would otherwise panic inside wgpu.
         device.on_uncaptured_error(Arc::new(|_e| {}));
-        let err = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("errors"),
-            size: 4 * (1 + MAX_ERR_ARGS as u64),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let max_words =
             (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size) / 4;
-        Ok(Gpu { device, queue, pipelines: HashMap::new(), err, lost, max_words })
+        Ok(Gpu { device, queue, pipelines: RefCell::new(HashMap::new()), lost, max_words })
     }
 
     /// Run `f`, turning GPU errors it raises into a diagnostic.
-    fn scoped<T>(&self, what: &str, f: impl FnOnce() -> T) -> Result<T, Diagnostic> {
+    async fn scoped<T>(&self, what: &str, f: impl FnOnce() -> T) -> Result<T, Diagnostic> {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let val = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let r = f();
-        let v = pollster::block_on(val.pop());
-        let o = pollster::block_on(oom.pop());
+        // Both scopes are popped before the first await, so runs interleaving at awaits never
+        // see each other's scopes.
+        let v = val.pop();
+        let o = oom.pop();
+        let (v, o) = (v.await, o.await);
         if let Some(e) = o {
             return Err(gpu_err(format!("out of memory while {what}: {e}")));
         }
@@ -104,6 +208,11 @@ impl Gpu {
         Ok(r)
     }
 
+    /// Whether the device was lost (a host then opens a new one).
+    pub fn is_lost(&self) -> bool {
+        self.check_lost().is_err()
+    }
+
     fn check_lost(&self) -> Result<(), Diagnostic> {
         if let Some(msg) = self.lost.lock().ok().and_then(|g| g.clone()) {
             return Err(gpu_err(format!("the device was lost: {msg}")));
@@ -111,8 +220,8 @@ impl Gpu {
         Ok(())
     }
 
-    fn pipeline(&mut self, k: &wgsl::Kernel) -> Result<Rc<Pipeline>, Diagnostic> {
-        if let Some(p) = self.pipelines.get(&k.wgsl) {
+    async fn pipeline(&self, k: &wgsl::Kernel) -> Result<Rc<Pipeline>, Diagnostic> {
+        if let Some(p) = self.pipelines.borrow().get(&k.wgsl) {
             return Ok(p.clone());
         }
         let storage = |read_only| wgpu::BindingType::Buffer {
@@ -132,78 +241,104 @@ impl Gpu {
                 count: None,
             })
             .collect();
-        let p = self.scoped(&format!("compiling kernel `{}`", k.name), || {
-            let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(&k.name),
-                entries: &entries,
-            });
-            let pl = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(&k.name),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&k.name),
-                source: wgpu::ShaderSource::Wgsl(k.wgsl.as_str().into()),
-            });
-            let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&k.name),
-                layout: Some(&pl),
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-            (pipeline, layout)
-        })?;
+        let p = self
+            .scoped(&format!("compiling kernel `{}`", k.name), || {
+                let layout =
+                    self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some(&k.name),
+                        entries: &entries,
+                    });
+                let pl = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(&k.name),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
+                let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(&k.name),
+                    source: wgpu::ShaderSource::Wgsl(k.wgsl.as_str().into()),
+                });
+                let pipeline =
+                    self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(&k.name),
+                        layout: Some(&pl),
+                        module: &module,
+                        entry_point: Some("main"),
+                        compilation_options: Default::default(),
+                        cache: None,
+                    });
+                (pipeline, layout)
+            })
+            .await?;
         let p = Rc::new(p);
-        self.pipelines.insert(k.wgsl.clone(), p.clone());
+        self.pipelines.borrow_mut().insert(k.wgsl.clone(), p.clone());
         Ok(p)
     }
 
     /// Create the pipelines of a program's kernels (cached across programs).
-    pub fn load(&mut self, prog: GpuProgram) -> Result<Loaded, Diagnostic> {
+    pub async fn load_program(&self, prog: GpuProgram) -> Result<Loaded, Diagnostic> {
         let mut pipelines = Vec::new();
         for k in &prog.kernels {
-            pipelines.push(self.pipeline(k)?);
+            pipelines.push(self.pipeline(k).await?);
         }
         Ok(Loaded { prog, pipelines })
     }
 
     /// Run an entry point of a loaded program.
-    pub fn run(
-        &mut self,
+    pub async fn run_entry(
+        &self,
         l: &Loaded,
         entry: &str,
         args: &[Value],
     ) -> Result<Vec<Value>, Diagnostic> {
-        let mut dev = Dev { gpu: self, pipelines: &l.pipelines };
-        // Clear any error left by an earlier run.
-        dev.take_error_inner()?;
-        exec::run_entry(&l.prog, &mut dev, entry, args)
+        self.check_lost()?;
+        let err = self
+            .scoped("allocating the error record", || {
+                Owned(self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("errors"),
+                    size: 4 * (1 + MAX_ERR_ARGS as u64),
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }))
+            })
+            .await?;
+        let mut dev = Dev { gpu: self, pipelines: &l.pipelines, err };
+        exec::run_entry(&l.prog, &mut dev, entry, args).await
     }
 
-    fn read(&self, buf: &wgpu::Buffer, offset: u64, words: u64) -> Result<Vec<u32>, Diagnostic> {
+    async fn read(
+        &self,
+        buf: &wgpu::Buffer,
+        offset: u64,
+        words: u64,
+    ) -> Result<Vec<u32>, Diagnostic> {
         let bytes = words * 4;
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+        let staging = Owned(self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("read back"),
             size: bytes.max(4),
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
-        });
+        }));
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(buf, offset * 4, &staging, 0, bytes);
         self.queue.submit([enc.finish()]);
         let slice = staging.slice(..bytes);
-        let (tx, rx) = std::sync::mpsc::channel();
+        let state = Arc::new(Mutex::new(MapState::default()));
+        let sender = MapSender(state.clone(), None);
         slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
+            let mut s = sender;
+            s.1 = Some(r);
         });
+        // Natively this runs the callback; in a browser the device polls itself.
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| gpu_err(format!("waiting for the GPU: {e}")))?;
-        rx.recv()
-            .map_err(|_| gpu_err("the read-back never completed"))?
+        MapDone(state)
+            .await
+            .ok_or_else(|| {
+                self.check_lost().err().unwrap_or_else(|| gpu_err("the read-back never completed"))
+            })?
             .map_err(|e| gpu_err(format!("cannot map a buffer: {e}")))?;
         let out = {
             let view = slice.get_mapped_range().map_err(|e| gpu_err(format!("{e}")))?;
@@ -215,35 +350,31 @@ impl Gpu {
 }
 
 struct Dev<'a> {
-    gpu: &'a mut Gpu,
+    gpu: &'a Gpu,
     pipelines: &'a [Rc<Pipeline>],
+    /// This run's error record (binding 1 of every kernel).
+    err: Owned,
 }
 
 impl Dev<'_> {
-    fn buffer(&self, words: u64) -> Result<wgpu::Buffer, Diagnostic> {
+    async fn buffer(&self, words: u64) -> Result<Owned, Diagnostic> {
         if words > self.gpu.max_words {
             return Err(gpu_err(format!(
                 "an array of {words} elements exceeds the device's storage buffer limit"
             )));
         }
-        self.gpu.scoped("allocating a buffer", || {
-            self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: None,
-                size: 4 * words.max(1),
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
+        self.gpu
+            .scoped("allocating a buffer", || {
+                Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size: 4 * words.max(1),
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }))
             })
-        })
-    }
-
-    fn take_error_inner(&mut self) -> Result<Vec<u32>, Diagnostic> {
-        let rec = self.gpu.read(&self.gpu.err, 0, 1 + MAX_ERR_ARGS as u64)?;
-        if rec.first().copied().unwrap_or(0) != 0 {
-            self.gpu.queue.write_buffer(&self.gpu.err, 0, &[0u8; 4 * (1 + MAX_ERR_ARGS)]);
-        }
-        Ok(rec)
+            .await
     }
 }
 
@@ -254,24 +385,29 @@ fn bytes(words: &[u32]) -> Vec<u8> {
 impl exec::Device for Dev<'_> {
     type Buf = Buf;
 
-    fn alloc(&mut self, words: u64) -> Result<Buf, Diagnostic> {
-        Ok(Buf(Rc::new(self.buffer(words)?)))
+    async fn alloc(&mut self, words: u64) -> Result<Buf, Diagnostic> {
+        Ok(Buf(Rc::new(self.buffer(words).await?)))
     }
 
-    fn upload(&mut self, words: &[u32]) -> Result<Buf, Diagnostic> {
-        let b = self.buffer(words.len() as u64)?;
+    async fn upload(&mut self, words: &[u32]) -> Result<Buf, Diagnostic> {
+        let b = self.buffer(words.len() as u64).await?;
         if !words.is_empty() {
             self.gpu.queue.write_buffer(&b, 0, &bytes(words));
         }
         Ok(Buf(Rc::new(b)))
     }
 
-    fn download(&mut self, buf: &Buf, offset: u64, words: u64) -> Result<Vec<u32>, Diagnostic> {
-        self.gpu.read(&buf.0, offset, words)
+    async fn download(
+        &mut self,
+        buf: &Buf,
+        offset: u64,
+        words: u64,
+    ) -> Result<Vec<u32>, Diagnostic> {
+        self.gpu.read(&buf.0, offset, words).await
     }
 
-    fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
-        let b = self.buffer(words)?;
+    async fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
+        let b = self.buffer(words).await?;
         if words > 0 {
             let mut enc = self.gpu.device.create_command_encoder(&Default::default());
             enc.copy_buffer_to_buffer(&src.0, 0, &b, 0, words * 4);
@@ -280,12 +416,12 @@ impl exec::Device for Dev<'_> {
         Ok(Buf(Rc::new(b)))
     }
 
-    fn write(&mut self, buf: &Buf, offset: u64, words: &[u32]) -> Result<(), Diagnostic> {
+    async fn write(&mut self, buf: &Buf, offset: u64, words: &[u32]) -> Result<(), Diagnostic> {
         self.gpu.queue.write_buffer(&buf.0, offset * 4, &bytes(words));
         Ok(())
     }
 
-    fn dispatch(
+    async fn dispatch(
         &mut self,
         kernel: usize,
         args: &[u32],
@@ -293,8 +429,9 @@ impl exec::Device for Dev<'_> {
         groups: u64,
     ) -> Result<(), Diagnostic> {
         let p = self.pipelines.get(kernel).ok_or_else(|| gpu_err("no such kernel"))?.clone();
-        let argbuf = self.upload(if args.is_empty() { &[0] } else { args })?;
-        let gpu = &*self.gpu;
+        let argbuf = self.upload(if args.is_empty() { &[0] } else { args }).await?;
+        let gpu = self.gpu;
+        let err = &self.err;
         let x = groups.min(65535) as u32;
         let y = groups.div_ceil(65535);
         if y > 65535 {
@@ -303,7 +440,7 @@ impl exec::Device for Dev<'_> {
         gpu.scoped("running a kernel", || {
             let mut entries = vec![
                 wgpu::BindGroupEntry { binding: 0, resource: argbuf.0.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: gpu.err.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: err.as_entire_binding() },
             ];
             for (i, b) in bufs.iter().enumerate() {
                 entries.push(wgpu::BindGroupEntry {
@@ -325,10 +462,15 @@ impl exec::Device for Dev<'_> {
             }
             gpu.queue.submit([enc.finish()]);
         })
+        .await
     }
 
-    fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic> {
-        self.take_error_inner()
+    async fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic> {
+        let rec = self.gpu.read(&self.err, 0, 1 + MAX_ERR_ARGS as u64).await?;
+        if rec.first().copied().unwrap_or(0) != 0 {
+            self.gpu.queue.write_buffer(&self.err, 0, &[0u8; 4 * (1 + MAX_ERR_ARGS)]);
+        }
+        Ok(rec)
     }
 }
 
@@ -338,51 +480,60 @@ pub fn compile(src: &str) -> Result<GpuProgram, Vec<Diagnostic>> {
     wgsl::compile(&compiled.ir)
 }
 
-/// The GPU backend for the test runner. A program the backend cannot compile (f64, unsupported
-/// constructs) still "compiles" for the runner, so that each of its cases reports the reason.
-pub struct GpuBackend {
-    gpu: Gpu,
-}
+#[cfg(not(target_arch = "wasm32"))]
+pub use runner::{GpuBackend, GpuTestProgram};
 
-impl GpuBackend {
-    pub fn new() -> Result<GpuBackend, Diagnostic> {
-        Ok(GpuBackend { gpu: Gpu::new()? })
-    }
-}
+#[cfg(not(target_arch = "wasm32"))]
+mod runner {
+    use super::*;
+    use ogham::testspec::run::Backend;
 
-pub enum GpuTestProgram {
-    Loaded(Box<Loaded>),
-    Rejected(Diagnostic),
-}
-
-impl Backend for GpuBackend {
-    type Program = RefCell<GpuTestProgram>;
-
-    fn compile(&mut self, src: &str) -> Result<Self::Program, Vec<Diagnostic>> {
-        let compiled = driver::compile(src)?;
-        let p = match wgsl::compile(&compiled.ir) {
-            Ok(gp) => match self.gpu.load(gp) {
-                Ok(l) => GpuTestProgram::Loaded(Box::new(l)),
-                Err(d) => GpuTestProgram::Rejected(d),
-            },
-            Err(ds) => GpuTestProgram::Rejected(
-                ds.into_iter()
-                    .next()
-                    .unwrap_or_else(|| gpu_err("the GPU backend could not compile the program")),
-            ),
-        };
-        Ok(RefCell::new(p))
+    /// The GPU backend for the test runner. A program the backend cannot compile (f64, unsupported
+    /// constructs) still "compiles" for the runner, so that each of its cases reports the reason.
+    pub struct GpuBackend {
+        gpu: Gpu,
     }
 
-    fn run(
-        &mut self,
-        prog: &Self::Program,
-        entry: &str,
-        args: &[Value],
-    ) -> Result<Vec<Value>, Diagnostic> {
-        match &*prog.borrow() {
-            GpuTestProgram::Loaded(l) => self.gpu.run(l, entry, args),
-            GpuTestProgram::Rejected(d) => Err(d.clone()),
+    impl GpuBackend {
+        pub fn new() -> Result<GpuBackend, Diagnostic> {
+            Ok(GpuBackend { gpu: Gpu::new()? })
+        }
+    }
+
+    pub enum GpuTestProgram {
+        Loaded(Box<Loaded>),
+        Rejected(Diagnostic),
+    }
+
+    impl Backend for GpuBackend {
+        type Program = RefCell<GpuTestProgram>;
+
+        fn compile(&mut self, src: &str) -> Result<Self::Program, Vec<Diagnostic>> {
+            let compiled = driver::compile(src)?;
+            let p = match wgsl::compile(&compiled.ir) {
+                Ok(gp) => match self.gpu.load(gp) {
+                    Ok(l) => GpuTestProgram::Loaded(Box::new(l)),
+                    Err(d) => GpuTestProgram::Rejected(d),
+                },
+                Err(ds) => {
+                    GpuTestProgram::Rejected(ds.into_iter().next().unwrap_or_else(|| {
+                        gpu_err("the GPU backend could not compile the program")
+                    }))
+                }
+            };
+            Ok(RefCell::new(p))
+        }
+
+        fn run(
+            &mut self,
+            prog: &Self::Program,
+            entry: &str,
+            args: &[Value],
+        ) -> Result<Vec<Value>, Diagnostic> {
+            match &*prog.borrow() {
+                GpuTestProgram::Loaded(l) => self.gpu.run(l, entry, args),
+                GpuTestProgram::Rejected(d) => Err(d.clone()),
+            }
         }
     }
 }

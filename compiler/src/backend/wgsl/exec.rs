@@ -4,8 +4,14 @@
 //!
 //! Every element is one 32-bit word in a buffer (see the module docs of `wgsl`). A value that
 //! does not fit (an i64 outside the i32 range) is an `unsupported on the GPU backend` error.
+//!
+//! The executor is `async`: in a browser, reading a buffer back (and learning whether WebGPU
+//! reported an error) can only be awaited, never blocked on. Native hosts block on the future.
+//! Nested bodies (`if`, loops, calls) recurse through boxed futures.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 
 use super::{BufRef, Dispatch, GpuProgram, HostBody, HostStm, MAX_ERR_ARGS, MAX_GROUPS, WORKGROUP};
 use crate::diag::{Diagnostic, Phase, Span};
@@ -14,23 +20,32 @@ use crate::ir::{self, Atom, Dim, Exp, LoopForm, Param, Type, Var};
 use crate::prim::{IntType, PrimType, PrimValue};
 use crate::value::{ArrayValue, Value};
 
-/// What the host schedule needs from a GPU. Buffers hold 32-bit words.
+/// What the host schedule needs from a GPU. Buffers hold 32-bit words. Every operation may
+/// wait for the device (GPU errors are reported asynchronously in WebGPU), so all are `async`.
+// The executor runs on one thread (browser futures are not `Send`), so the futures need no
+// `Send` bound.
+#[allow(async_fn_in_trait)]
 pub trait Device {
     type Buf: Clone;
     /// A zero-filled buffer of at least `words` words (at least one).
-    fn alloc(&mut self, words: u64) -> Result<Self::Buf, Diagnostic>;
-    fn upload(&mut self, words: &[u32]) -> Result<Self::Buf, Diagnostic>;
-    fn download(
+    async fn alloc(&mut self, words: u64) -> Result<Self::Buf, Diagnostic>;
+    async fn upload(&mut self, words: &[u32]) -> Result<Self::Buf, Diagnostic>;
+    async fn download(
         &mut self,
         buf: &Self::Buf,
         offset: u64,
         words: u64,
     ) -> Result<Vec<u32>, Diagnostic>;
     /// A fresh buffer with the first `words` words of `src`.
-    fn copy(&mut self, src: &Self::Buf, words: u64) -> Result<Self::Buf, Diagnostic>;
-    fn write(&mut self, buf: &Self::Buf, offset: u64, words: &[u32]) -> Result<(), Diagnostic>;
+    async fn copy(&mut self, src: &Self::Buf, words: u64) -> Result<Self::Buf, Diagnostic>;
+    async fn write(
+        &mut self,
+        buf: &Self::Buf,
+        offset: u64,
+        words: &[u32],
+    ) -> Result<(), Diagnostic>;
     /// Run `kernel` with `groups` workgroups (the device may spread them over two dimensions).
-    fn dispatch(
+    async fn dispatch(
         &mut self,
         kernel: usize,
         args: &[u32],
@@ -38,7 +53,7 @@ pub trait Device {
         groups: u64,
     ) -> Result<(), Diagnostic>;
     /// The error record (`1 + MAX_ERR_ARGS` words), cleared afterwards.
-    fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic>;
+    async fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic>;
 }
 
 #[derive(Clone)]
@@ -48,6 +63,9 @@ enum HVal<B> {
 }
 
 type R<T> = Result<T, Diagnostic>;
+
+/// A boxed future: the recursion between statements and bodies goes through it.
+type BoxFut<'f, T> = Pin<Box<dyn Future<Output = R<T>> + 'f>>;
 
 fn rt(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::runtime(span, msg)
@@ -141,7 +159,7 @@ fn elements(shape: &[i64], span: Span) -> R<u64> {
 }
 
 /// Run one entry point.
-pub fn run_entry<D: Device>(
+pub async fn run_entry<D: Device>(
     prog: &GpuProgram,
     dev: &mut D,
     entry: &str,
@@ -165,17 +183,21 @@ pub fn run_entry<D: Device>(
                 elements(&arr.shape, ep.span)?;
                 let words =
                     arr.data.iter().map(|p| to_word(*p, ep.span)).collect::<R<Vec<u32>>>()?;
-                HVal::Arr { buf: dev.upload(&words)?, elem: arr.elem, shape: arr.shape.clone() }
+                HVal::Arr {
+                    buf: dev.upload(&words).await?,
+                    elem: arr.elem,
+                    shape: arr.shape.clone(),
+                }
             }
         });
     }
     let mut ex = Exec { prog, dev, env: HashMap::new(), depth: 0 };
-    let res = ex.call(ep.fun, vals, ep.span);
+    let res = ex.call(ep.fun, vals, ep.span).await;
     let res = match res {
         Ok(r) => r,
-        Err(d) => return Err(ex.kernel_error()?.unwrap_or(d)),
+        Err(d) => return Err(ex.kernel_error().await?.unwrap_or(d)),
     };
-    if let Some(d) = ex.kernel_error()? {
+    if let Some(d) = ex.kernel_error().await? {
         return Err(d);
     }
     let exist = prog.funs.get(ep.fun).map_or(0, |f| f.existentials);
@@ -185,7 +207,7 @@ pub fn run_entry<D: Device>(
             HVal::Prim(p) => Value::Prim(p),
             HVal::Arr { buf, elem, shape } => {
                 let n = elements(&shape, ep.span)?;
-                let words = if n == 0 { Vec::new() } else { ex.dev.download(&buf, 0, n)? };
+                let words = if n == 0 { Vec::new() } else { ex.dev.download(&buf, 0, n).await? };
                 let data = words.into_iter().map(|w| from_word(w, elem)).collect();
                 Value::Array(
                     ArrayValue::new(elem, shape, data)
@@ -206,8 +228,8 @@ struct Exec<'a, D: Device> {
 
 impl<D: Device> Exec<'_, D> {
     /// The first error a kernel reported, as a diagnostic.
-    fn kernel_error(&mut self) -> R<Option<Diagnostic>> {
-        let rec = self.dev.take_error()?;
+    async fn kernel_error(&mut self) -> R<Option<Diagnostic>> {
+        let rec = self.dev.take_error().await?;
         let code = rec.first().copied().unwrap_or(0);
         if code == 0 {
             return Ok(None);
@@ -224,14 +246,19 @@ impl<D: Device> Exec<'_, D> {
         Ok(Some(rt(site.span, fill(&site.msg, &vals))))
     }
 
-    fn checked<T>(&mut self, r: R<T>) -> R<T> {
+    async fn checked<T>(&mut self, r: R<T>) -> R<T> {
         match r {
             Ok(v) => Ok(v),
-            Err(d) => Err(self.kernel_error()?.unwrap_or(d)),
+            Err(d) => Err(self.kernel_error().await?.unwrap_or(d)),
         }
     }
 
-    fn call(&mut self, fun: usize, args: Vec<HVal<D::Buf>>, span: Span) -> R<Vec<HVal<D::Buf>>> {
+    async fn call(
+        &mut self,
+        fun: usize,
+        args: Vec<HVal<D::Buf>>,
+        span: Span,
+    ) -> R<Vec<HVal<D::Buf>>> {
         let f =
             self.prog.funs.get(fun).ok_or_else(|| rt(span, "internal error: no such function"))?;
         if self.depth > 200 {
@@ -241,16 +268,18 @@ impl<D: Device> Exec<'_, D> {
             self.env.insert(p.var, v);
         }
         self.depth += 1;
-        let r = self.body(&f.body);
+        let r = self.body(&f.body).await;
         self.depth -= 1;
         r
     }
 
-    fn body(&mut self, b: &HostBody) -> R<Vec<HVal<D::Buf>>> {
-        for s in &b.stms {
-            self.stm(s)?;
-        }
-        b.result.iter().map(|a| self.atom(a, Span::DUMMY)).collect()
+    fn body<'f>(&'f mut self, b: &'f HostBody) -> BoxFut<'f, Vec<HVal<D::Buf>>> {
+        Box::pin(async move {
+            for s in &b.stms {
+                self.stm(s).await?;
+            }
+            b.result.iter().map(|a| self.atom(a, Span::DUMMY)).collect()
+        })
     }
 
     fn atom(&self, a: &Atom, span: Span) -> R<HVal<D::Buf>> {
@@ -325,7 +354,7 @@ impl<D: Device> Exec<'_, D> {
         Ok(off)
     }
 
-    fn run_dispatch(
+    async fn run_dispatch(
         &mut self,
         d: &Dispatch,
         reserved: &[u32],
@@ -349,13 +378,13 @@ impl<D: Device> Exec<'_, D> {
             });
         }
         let refs: Vec<&D::Buf> = bufs.iter().collect();
-        self.dev.dispatch(d.kernel, &args, &refs, groups)
+        self.dev.dispatch(d.kernel, &args, &refs, groups).await
     }
 
-    fn stm(&mut self, s: &HostStm) -> R<()> {
+    async fn stm(&mut self, s: &HostStm) -> R<()> {
         match s {
             HostStm::Scalar(st) => {
-                let v = self.scalar(st)?;
+                let v = self.scalar(st).await?;
                 if let (Some(p), Some(v)) = (st.pat.first(), v) {
                     self.env.insert(p.var, HVal::Prim(v));
                 }
@@ -386,8 +415,8 @@ impl<D: Device> Exec<'_, D> {
             HostStm::ReadElem { pat, arr, idx, span } => {
                 let (buf, elem, shape) = self.arr(*arr, *span)?;
                 let off = self.flat_index(idx, &shape, *span)?;
-                let w = self.dev.download(&buf, off, 1)?;
-                if let Some(d) = self.kernel_error()? {
+                let w = self.dev.download(&buf, off, 1).await?;
+                if let Some(d) = self.kernel_error().await? {
                     return Err(d);
                 }
                 let w = w.first().copied().unwrap_or(0);
@@ -398,8 +427,8 @@ impl<D: Device> Exec<'_, D> {
                 let off = self.flat_index(idx, &shape, *span)?;
                 let n = elements(&shape, *span)?;
                 let w = to_word(self.prim(value, *span)?, *span)?;
-                let copy = self.dev.copy(&buf, n)?;
-                self.dev.write(&copy, off, &[w])?;
+                let copy = self.dev.copy(&buf, n).await?;
+                self.dev.write(&copy, off, &[w]).await?;
                 self.env.insert(pat.var, HVal::Arr { buf: copy, elem, shape });
             }
             HostStm::Launch { outs, shape, dispatch, span } => {
@@ -410,12 +439,12 @@ impl<D: Device> Exec<'_, D> {
                 for p in outs {
                     let sh = self.shape_of(&p.ty, *span)?;
                     let n = elements(&sh, *span)?;
-                    let buf = self.dev.alloc(n)?;
+                    let buf = self.dev.alloc(n).await?;
                     self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: sh });
                 }
                 if total > 0 {
                     let groups = total.div_ceil(WORKGROUP as u64);
-                    self.run_dispatch(dispatch, &[], &[], groups, *span)?;
+                    self.run_dispatch(dispatch, &[], &[], groups, *span).await?;
                 }
             }
             HostStm::Reduce { pat, w, passes, span } => {
@@ -424,20 +453,20 @@ impl<D: Device> Exec<'_, D> {
                 let k = pat.len();
                 let mut temps = Vec::new();
                 for _ in 0..k {
-                    temps.push(self.dev.alloc(groups)?);
+                    temps.push(self.dev.alloc(groups).await?);
                 }
                 for _ in 0..k {
-                    temps.push(self.dev.alloc(1)?);
+                    temps.push(self.dev.alloc(1).await?);
                 }
                 let reserved = [to_word(PrimValue::I64(n), *span)?, groups as u32];
-                self.run_dispatch(&passes[0], &reserved, &temps, groups, *span)?;
-                self.run_dispatch(&passes[1], &reserved, &temps, 1, *span)?;
+                self.run_dispatch(&passes[0], &reserved, &temps, groups, *span).await?;
+                self.run_dispatch(&passes[1], &reserved, &temps, 1, *span).await?;
                 let mut vals = Vec::new();
                 for (j, p) in pat.iter().enumerate() {
-                    let w = self.dev.download(&temps[k + j], 0, 1)?;
+                    let w = self.dev.download(&temps[k + j], 0, 1).await?;
                     vals.push(HVal::Prim(from_word(w.first().copied().unwrap_or(0), p.ty.elem())));
                 }
-                if let Some(d) = self.kernel_error()? {
+                if let Some(d) = self.kernel_error().await? {
                     return Err(d);
                 }
                 self.bind(pat, vals);
@@ -446,24 +475,24 @@ impl<D: Device> Exec<'_, D> {
                 let n = self.int(w, *span)?;
                 elements(&[n], *span)?;
                 for p in pat {
-                    let buf = self.dev.alloc(n as u64)?;
+                    let buf = self.dev.alloc(n as u64).await?;
                     self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: vec![n] });
                 }
                 if n > 0 {
                     let groups = groups_for(n);
                     let mut temps = Vec::new();
                     for _ in 0..pat.len() {
-                        temps.push(self.dev.alloc(groups)?);
+                        temps.push(self.dev.alloc(groups).await?);
                     }
                     let reserved = [to_word(PrimValue::I64(n), *span)?, groups as u32];
-                    self.run_dispatch(&passes[0], &reserved, &temps, groups, *span)?;
-                    self.run_dispatch(&passes[1], &reserved, &temps, 1, *span)?;
-                    self.run_dispatch(&passes[2], &reserved, &temps, groups, *span)?;
+                    self.run_dispatch(&passes[0], &reserved, &temps, groups, *span).await?;
+                    self.run_dispatch(&passes[1], &reserved, &temps, 1, *span).await?;
+                    self.run_dispatch(&passes[2], &reserved, &temps, groups, *span).await?;
                 }
             }
             HostStm::If { pat, cond, then_body, else_body, span } => {
                 let c = self.prim(cond, *span)?.as_bool().unwrap_or(false);
-                let r = if c { self.body(then_body)? } else { self.body(else_body)? };
+                let r = if c { self.body(then_body).await? } else { self.body(else_body).await? };
                 self.bind(pat, r);
             }
             HostStm::Loop { pat, params, form, body, span } => {
@@ -477,7 +506,7 @@ impl<D: Device> Exec<'_, D> {
                             let ps: Vec<Param> = params.iter().map(|(p, _)| p.clone()).collect();
                             self.bind(&ps, vals);
                             self.env.insert(*i, HVal::Prim(PrimValue::int(*it, k)));
-                            vals = self.body(body)?;
+                            vals = self.body(body).await?;
                             k += 1;
                         }
                     }
@@ -491,14 +520,14 @@ impl<D: Device> Exec<'_, D> {
                                 .collect::<R<Vec<_>>>()?;
                             break;
                         }
-                        vals = self.body(body)?;
+                        vals = self.body(body).await?;
                     },
                 }
                 self.bind(pat, vals);
             }
             HostStm::Call { pat, fun, args, span } => {
                 let vals = args.iter().map(|a| self.atom(a, *span)).collect::<R<Vec<_>>>()?;
-                let r = self.call(*fun, vals, *span)?;
+                let r = self.call(*fun, vals, *span).await?;
                 self.bind(pat, r);
             }
         }
@@ -506,7 +535,7 @@ impl<D: Device> Exec<'_, D> {
     }
 
     /// Evaluate a scalar statement (`None` for `Assert`, which binds nothing).
-    fn scalar(&mut self, s: &ir::Stm) -> R<Option<PrimValue>> {
+    async fn scalar(&mut self, s: &ir::Stm) -> R<Option<PrimValue>> {
         let span = s.span;
         let op = |r: Result<PrimValue, String>| r.map_err(|m| rt(span, m));
         let v = match &s.exp {
@@ -538,7 +567,7 @@ impl<D: Device> Exec<'_, D> {
                     let vals = vals.iter().map(|a| self.prim(a, span)).collect::<R<Vec<_>>>()?;
                     let d = rt(span, fill(msg, &vals));
                     let r: R<()> = Err(d);
-                    self.checked(r)?;
+                    self.checked(r).await?;
                 }
                 return Ok(None);
             }

@@ -5,13 +5,14 @@ use super::wgsl_type;
 use crate::ir::{BinOp, CmpOp, MathFn, UnOp};
 use crate::prim::{IntType, PrimType, PrimValue};
 
-/// A WGSL literal for a constant (floats by bit pattern, so every value is exact).
+/// A WGSL literal for a constant (floats by bit pattern, so every value is exact). Infinities and
+/// NaNs go through `ogm_f32_bits`: as constant expressions they are shader-creation errors.
 pub fn literal(v: PrimValue) -> String {
     match v {
         PrimValue::Bool(b) => b.to_string(),
-        PrimValue::F16(x) => format!("bitcast<f32>({:#x}u)", x.to_f32().to_bits()),
-        PrimValue::F32(x) => format!("bitcast<f32>({:#x}u)", x.to_bits()),
-        PrimValue::F64(x) => format!("bitcast<f32>({:#x}u)", (x as f32).to_bits()),
+        PrimValue::F16(x) => float_literal(x.to_f32()),
+        PrimValue::F32(x) => float_literal(x),
+        PrimValue::F64(x) => float_literal(x as f32),
         PrimValue::I8(_) | PrimValue::I16(_) | PrimValue::I32(_) | PrimValue::I64(_) => {
             let x = v.as_i128().unwrap_or(0) as i32;
             format!("i32({x})")
@@ -20,6 +21,14 @@ pub fn literal(v: PrimValue) -> String {
             let x = v.as_i128().unwrap_or(0) as u32;
             format!("{x}u")
         }
+    }
+}
+
+fn float_literal(x: f32) -> String {
+    if x.is_finite() {
+        format!("bitcast<f32>({:#x}u)", x.to_bits())
+    } else {
+        format!("ogm_f32_bits({:#x}u)", x.to_bits())
     }
 }
 

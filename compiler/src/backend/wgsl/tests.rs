@@ -70,3 +70,23 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// Every `bitcast<f32>(0x...u)` constant in `wgsl` is finite.
+fn constant_floats_are_finite(wgsl: &str) -> bool {
+    wgsl.split("bitcast<f32>(0x").skip(1).all(|rest| {
+        let hex: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+        u32::from_str_radix(&hex, 16).map_or(true, |b| f32::from_bits(b).is_finite())
+    })
+}
+
+#[test]
+fn no_constant_expression_is_infinite_or_nan() {
+    // WGSL makes them shader-creation errors; browsers enforce that, naga does not.
+    assert!(constant_floats_are_finite(PRELUDE));
+    let src = "entry main (xs: []f32) : []f32 = map (\\x -> f32.max x (-f32.inf) + f32.nan) xs";
+    let gp = gpu(src).unwrap();
+    assert!(gp.kernels.iter().any(|k| k.wgsl.contains("ogm_f32_bits(0x7f800000u)")));
+    for k in &gp.kernels {
+        assert!(constant_floats_are_finite(&k.wgsl), "{}", k.wgsl);
+    }
+}
