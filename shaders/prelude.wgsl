@@ -192,3 +192,42 @@ fn ogm_f2u(x: f32) -> u32 {
     if x < 0.0 { return bitcast<u32>(i32(trunc(x))); }
     return u32(trunc(x));
 }
+
+// f16 values live in f32 registers and words; every f16 operation rounds its f32 result to the
+// nearest f16 (ties to even; beyond the largest finite f16, infinity). One rounding of the exact
+// f32 result of +, -, *, / and sqrt gives the correctly rounded f16 result, since f32 has more
+// than 2 * 11 + 2 significand bits.
+fn ogm_f16(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    let s = b & 0x80000000u;
+    let a = b & 0x7fffffffu;
+    if a >= 0x7f800000u { return x; }
+    if a >= 0x477ff000u { return bitcast<f32>(s | 0x7f800000u); }
+    if a < 0x38800000u {
+        // Below the smallest normal f16 the spacing is 2^-24: round there (exact scalings).
+        return bitcast<f32>(s | bitcast<u32>(round(bitcast<f32>(a) * 16777216.0) / 16777216.0));
+    }
+    let r = (a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u;
+    return bitcast<f32>(s | r);
+}
+
+// The 16 bits of an f16 value held in an f32.
+fn ogm_f16_to_bits(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    let s = (b >> 16u) & 0x8000u;
+    let a = b & 0x7fffffffu;
+    if a > 0x7f800000u { return s | 0x7e00u | ((a >> 13u) & 0x3ffu); }
+    if a >= 0x47800000u { return s | 0x7c00u; }
+    if a < 0x38800000u { return s | u32(bitcast<f32>(a) * 16777216.0); }
+    return s | (((a >> 23u) - 112u) << 10u) | ((a >> 13u) & 0x3ffu);
+}
+
+// The f16 value of 16 bits, as an f32.
+fn ogm_f16_from_bits(h: u32) -> f32 {
+    let s = (h & 0x8000u) << 16u;
+    let e = (h >> 10u) & 0x1fu;
+    let m = h & 0x3ffu;
+    if e == 0u { return bitcast<f32>(s | bitcast<u32>(f32(m) / 16777216.0)); }
+    if e == 31u { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
+    return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
+}

@@ -17,7 +17,7 @@ use super::{BufRef, Dispatch, GpuProgram, HostBody, HostStm, MAX_ERR_ARGS, MAX_G
 use crate::diag::{Diagnostic, Phase, Span};
 use crate::interp::prim_ops;
 use crate::ir::{self, Atom, Dim, Exp, LoopForm, Param, Type, Var};
-use crate::prim::{IntType, PrimType, PrimValue};
+use crate::prim::{f16, FloatType, IntType, PrimType, PrimValue};
 use crate::value::{ArrayValue, Value};
 
 /// What the host schedule needs from a GPU. Buffers hold 32-bit words. Every operation may
@@ -90,9 +90,8 @@ pub fn to_word(p: PrimValue, span: Span) -> R<u32> {
         PrimValue::U32(x) => x,
         PrimValue::U64(x) => u32::try_from(x).map_err(|_| too_big(x as i128))?,
         PrimValue::F32(x) => x.to_bits(),
-        PrimValue::F16(_) | PrimValue::F64(_) => {
-            return Err(unsupported(span, "64-bit and 16-bit floats"))
-        }
+        PrimValue::F16(x) => x.to_f32().to_bits(),
+        PrimValue::F64(_) => return Err(unsupported(span, "64-bit floats")),
     })
 }
 
@@ -108,6 +107,8 @@ pub fn from_word(w: u32, t: PrimType) -> PrimValue {
         PrimType::Int(IntType::U16) => PrimValue::U16(w as u16),
         PrimType::Int(IntType::U32) => PrimValue::U32(w),
         PrimType::Int(IntType::U64) => PrimValue::U64(w as u64),
+        // Kernels round every f16 result, so the conversion is exact.
+        PrimType::Float(FloatType::F16) => PrimValue::F16(f16::from_f32(f32::from_bits(w))),
         PrimType::Float(_) => PrimValue::F32(f32::from_bits(w)),
     }
 }
@@ -165,6 +166,9 @@ pub async fn run_entry<D: Device>(
     entry: &str,
     args: &[Value],
 ) -> Result<Vec<Value>, Diagnostic> {
+    if let Some((_, d)) = prog.rejected.iter().find(|(name, _)| name == entry) {
+        return Err(d.clone());
+    }
     let ep =
         prog.entries.iter().find(|e| e.name == entry).ok_or_else(|| {
             ir::unknown_entry(entry, prog.entries.iter().map(|e| e.name.as_str()))

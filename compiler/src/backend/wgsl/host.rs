@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::kernel::{buffer_decls, load, store, Gen, KVal, R};
 use super::{
     internal, unsupported, wgsl_type, Access, BufRef, Dispatch, GpuProgram, HostBody, HostFun,
-    HostStm, Kernel, Site, PRELUDE, WORKGROUP,
+    HostStm, Kernel, Site, WORKGROUP,
 };
 use crate::ir::{self, Atom, DimIndex, Exp, Type, Var};
 use crate::prim::PrimType;
@@ -62,17 +62,19 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
         entries: prog.entries.clone(),
         sites: g.sites,
         names: prog.names.clone(),
+        rejected: Vec::new(),
     })
 }
 
 /// `fn main(...)` of a kernel, with its bindings and workgroup arrays.
 fn assemble(gen: &Gen, shared: &str, body: &str) -> String {
-    format!(
-        "{PRELUDE}\n{}{shared}\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{}{}{body}}}\n",
+    let code = format!(
+        "{}{shared}\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{}{}{body}}}\n",
         buffer_decls(&gen.bufs),
         gen.pre,
         gen.code
-    )
+    );
+    format!("{}\n{code}", super::prelude::for_kernel(&code))
 }
 
 fn scalar_types(ps: &[ir::Param]) -> Option<Vec<PrimType>> {
@@ -173,9 +175,8 @@ impl HostGen<'_> {
                     span: s.span,
                 });
             }
-            Exp::Update { .. } => {
-                return Err(unsupported(s.span, "in-place updates of slices"));
-            }
+            // A slice or row update: a copy with the region replaced.
+            Exp::Update { .. } => self.tabulate(s, out)?,
             Exp::If { cond, then_body, else_body, .. } => {
                 let then_body = self.body(then_body)?;
                 let else_body = self.body(else_body)?;
@@ -211,6 +212,10 @@ impl HostGen<'_> {
                     args: args.clone(),
                     span: s.span,
                 });
+            }
+            // Elementwise reductions of arrays: one invocation per element folds its column.
+            Exp::Reduce { .. } if s.pat.iter().all(|p| matches!(p.ty, Type::Array { .. })) => {
+                self.tabulate(s, out)?
             }
             Exp::Reduce { w, lam, neutral, arrs, .. } => {
                 let tys = scalar_types(&s.pat)
@@ -787,6 +792,7 @@ fn exp_name(e: &Exp) -> &'static str {
         Exp::Scan { .. } => "scan",
         Exp::Scatter { .. } => "scatter",
         Exp::Hist { .. } => "hist",
+        Exp::Update { .. } => "update",
         _ => "kernel",
     }
 }

@@ -52,6 +52,7 @@ pub enum DArr {
     },
     Map {
         lam: Rc<Lambda>,
+        env: Env,
         arrs: Vec<KVal>,
         k: usize,
         dims: Vec<String>,
@@ -86,6 +87,75 @@ pub enum DArr {
         inner: Rc<DArr>,
         prefix: Vec<String>,
     },
+    /// Result `k` of an `if` with array results: where an element is needed, the branch that
+    /// `cond` picks runs and its result is indexed (as a map's function runs per element).
+    If {
+        env: Env,
+        cond: String,
+        bodies: Rc<(ir::Body, ir::Body)>,
+        k: usize,
+        dims: Vec<String>,
+        elem: PrimType,
+    },
+    /// Result `k` of a `hist` (one-dimensional bins): bin `b` folds, in index order, the values
+    /// whose index is `b` into `dest[b]`.
+    Hist {
+        dest: Vec<Rc<DArr>>,
+        lam: Rc<Lambda>,
+        env: Env,
+        is: Rc<DArr>,
+        vs: Vec<KVal>,
+        w: String,
+        k: usize,
+        dims: Vec<String>,
+        elem: PrimType,
+    },
+    /// Result `k` of an inclusive `scan`: element `i` folds elements `0..=i` from the neutral
+    /// element, in order.
+    Scan {
+        lam: Rc<Lambda>,
+        env: Env,
+        neutral: Vec<(String, PrimType)>,
+        arrs: Vec<KVal>,
+        k: usize,
+        dims: Vec<String>,
+        elem: PrimType,
+    },
+    /// A `scatter`: the element at an index is the value of the last write to it, or `dest`'s.
+    Scatter {
+        dest: Rc<DArr>,
+        idx: Vec<Rc<DArr>>,
+        vals: Rc<DArr>,
+        w: String,
+    },
+    /// Result `k` of a `reduce` of arrays with an elementwise operator: the element at an index
+    /// folds the elements at that index of `arrs`' rows, from `neutral`'s.
+    RedArr {
+        lam: Rc<Lambda>,
+        env: Env,
+        neutral: Vec<Rc<DArr>>,
+        arrs: Vec<Rc<DArr>>,
+        w: String,
+        k: usize,
+        dims: Vec<String>,
+        elem: PrimType,
+    },
+    /// An accumulator of a `RedArr` inside its operator: only its element at `at` (the index
+    /// being computed) is known, in the variable `name`.
+    Acc {
+        name: String,
+        at: Vec<String>,
+        dims: Vec<String>,
+        elem: PrimType,
+    },
+    /// `inner` with the region `idx` (fixed indices and ranges of lengths `lens`) replaced by
+    /// `value`.
+    Update {
+        inner: Rc<DArr>,
+        idx: Vec<SIx>,
+        lens: Vec<String>,
+        value: KVal,
+    },
 }
 
 impl DArr {
@@ -98,7 +168,12 @@ impl DArr {
             | DArr::Reshape { dims, .. }
             | DArr::Slice { dims, .. }
             | DArr::Concat { dims, .. }
-            | DArr::Lit { dims, .. } => match self {
+            | DArr::Lit { dims, .. }
+            | DArr::If { dims, .. }
+            | DArr::Hist { dims, .. }
+            | DArr::Scan { dims, .. }
+            | DArr::RedArr { dims, .. }
+            | DArr::Acc { dims, .. } => match self {
                 DArr::Repl { dims, val: KVal::Arr(a), .. } => {
                     dims.iter().cloned().chain(a.dims()).collect()
                 }
@@ -106,23 +181,38 @@ impl DArr {
             },
             DArr::Iota { n, .. } => vec![n.clone()],
             DArr::Partial { inner, prefix } => inner.dims().split_off(prefix.len()),
+            DArr::Scatter { dest: inner, .. } | DArr::Update { inner, .. } => inner.dims(),
         }
     }
 
     pub fn elem(&self) -> PrimType {
         match self {
-            DArr::Buf { elem, .. } | DArr::Map { elem, .. } | DArr::Lit { elem, .. } => *elem,
+            DArr::Buf { elem, .. }
+            | DArr::Map { elem, .. }
+            | DArr::Lit { elem, .. }
+            | DArr::If { elem, .. }
+            | DArr::Hist { elem, .. }
+            | DArr::Scan { elem, .. }
+            | DArr::RedArr { elem, .. }
+            | DArr::Acc { elem, .. } => *elem,
             DArr::Iota { ty, .. } => *ty,
             DArr::Repl { val: KVal::Scalar(_, t), .. } => *t,
             DArr::Repl { val: KVal::Arr(a), .. } => a.elem(),
             DArr::Perm { inner, .. }
             | DArr::Reshape { inner, .. }
             | DArr::Slice { inner, .. }
-            | DArr::Partial { inner, .. } => inner.elem(),
+            | DArr::Partial { inner, .. }
+            | DArr::Update { inner, .. }
+            | DArr::Scatter { dest: inner, .. } => inner.elem(),
             DArr::Concat { parts, .. } => parts.first().map_or(PrimType::Bool, |p| p.elem()),
         }
     }
 }
+
+/// The kernel values of variables. Delayed arrays that run code where an element is demanded keep
+/// the environment of their definition (a copy-on-write snapshot), so a variable rebound later
+/// (a function inlined twice, a map's function run for another element) does not change them.
+pub type Env = Rc<HashMap<Var, KVal>>;
 
 /// Maximum depth of inlined calls inside one kernel.
 const MAX_INLINE: usize = 64;
@@ -131,7 +221,9 @@ const MAX_INLINE: usize = 64;
 pub struct Gen<'a> {
     prog: &'a ir::Program,
     host_types: &'a HashMap<Var, Type>,
-    env: HashMap<Var, KVal>,
+    env: Env,
+    /// Host variables that became inputs (valid in the whole kernel).
+    inputs: HashMap<Var, KVal>,
     pub code: String,
     /// Loads of host scalars, placed at the top of the kernel so every scope sees them.
     pub pre: String,
@@ -160,7 +252,8 @@ impl<'a> Gen<'a> {
         Gen {
             prog,
             host_types,
-            env: HashMap::new(),
+            env: Rc::new(HashMap::new()),
+            inputs: HashMap::new(),
             code: String::new(),
             pre: String::new(),
             indent: 1,
@@ -224,12 +317,20 @@ impl<'a> Gen<'a> {
     }
 
     pub fn bind(&mut self, v: Var, k: KVal) {
-        self.env.insert(v, k);
+        Rc::make_mut(&mut self.env).insert(v, k);
+    }
+
+    /// Run `f` in the environment `env`, then restore the current one.
+    fn with_env<T>(&mut self, env: &Env, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let saved = std::mem::replace(&mut self.env, env.clone());
+        let r = f(self);
+        self.env = saved;
+        r
     }
 
     /// A variable's value: a kernel value, or a host value that becomes an input.
     pub fn var(&mut self, v: Var) -> R<KVal> {
-        if let Some(k) = self.env.get(&v) {
+        if let Some(k) = self.env.get(&v).or_else(|| self.inputs.get(&v)) {
             return Ok(k.clone());
         }
         let Some(ty) = self.host_types.get(&v).cloned() else {
@@ -259,7 +360,7 @@ impl<'a> Gen<'a> {
                 }))
             }
         };
-        self.env.insert(v, k.clone());
+        self.inputs.insert(v, k.clone());
         Ok(k)
     }
 
@@ -273,7 +374,25 @@ impl<'a> Gen<'a> {
 
     pub fn atom(&mut self, a: &Atom) -> R<KVal> {
         match a {
-            Atom::Const(c) => Ok(KVal::Scalar(scalar::literal(*c), c.ty())),
+            Atom::Const(c) => {
+                // 64-bit integers are narrowed to 32 bits: a constant that does not fit (such as
+                // `i64.highest`, the neutral element of `i64.minimum`) would silently change.
+                let fits = match *c {
+                    PrimValue::I64(x) => i32::try_from(x).is_ok(),
+                    PrimValue::U64(x) => u32::try_from(x).is_ok(),
+                    _ => true,
+                };
+                if !fits {
+                    return Err(unsupported(
+                        self.span,
+                        format!(
+                            "the 64-bit value {} does not fit in 32 bits",
+                            c.as_i128().unwrap_or(0)
+                        ),
+                    ));
+                }
+                Ok(KVal::Scalar(scalar::literal(*c), c.ty()))
+            }
             Atom::Var(v) => self.var(*v),
         }
     }
@@ -342,23 +461,22 @@ impl<'a> Gen<'a> {
                     s => Ok(s.clone()),
                 }
             }
-            DArr::Map { lam, arrs, k, .. } => {
-                let lam = lam.clone();
+            DArr::Map { lam, env, arrs, k, .. } => self.with_env(env, |g| {
                 let i = &idx[0];
                 for (p, arr) in lam.params.iter().zip(arrs) {
                     let v = match arr {
-                        KVal::Arr(a) => self.index(a, std::slice::from_ref(i))?,
+                        KVal::Arr(a) => g.index(a, std::slice::from_ref(i))?,
                         s => s.clone(),
                     };
-                    self.bind(p.var, v);
+                    g.bind(p.var, v);
                 }
-                let res = self.body(&lam.body)?;
-                let r = res.get(*k).cloned().ok_or_else(|| internal(self.span, "map result"))?;
+                let res = g.body(&lam.body)?;
+                let r = res.get(*k).cloned().ok_or_else(|| internal(g.span, "map result"))?;
                 match r {
-                    KVal::Arr(ra) => self.index(&ra, &idx[1..]),
+                    KVal::Arr(ra) => g.index(&ra, &idx[1..]),
                     s => Ok(s),
                 }
-            }
+            }),
             _ if idx.len() < rank => {
                 Ok(KVal::Arr(Rc::new(DArr::Partial { inner: a.clone(), prefix: idx.to_vec() })))
             }
@@ -458,7 +576,200 @@ impl<'a> Gen<'a> {
                 self.close();
                 Ok(KVal::Scalar(r, *elem))
             }
+            DArr::If { env, cond, bodies, k, elem, .. } => {
+                let r = self.fresh("f");
+                self.line(&format!("var {r}: {};", wgsl_type(*elem)));
+                self.open(&format!("if ({cond}) {{"));
+                let x = self.with_env(env, |g| g.branch_elem(&bodies.0, *k, idx))?;
+                self.line(&format!("{r} = {x};"));
+                self.indent -= 1;
+                self.open("} else {");
+                let x = self.with_env(env, |g| g.branch_elem(&bodies.1, *k, idx))?;
+                self.line(&format!("{r} = {x};"));
+                self.close();
+                Ok(KVal::Scalar(r, *elem))
+            }
+            DArr::Hist { dest, lam, env, is, vs, w, k, elem, .. } => {
+                let b = &idx[0];
+                let mut accs = Vec::new();
+                for d in dest {
+                    let (e, t) = self.elem_at(d, std::slice::from_ref(b))?;
+                    let n = self.fresh("acc");
+                    self.line(&format!("var {n}: {} = {e};", wgsl_type(t)));
+                    accs.push((n, t));
+                }
+                let j = self.fresh("j");
+                self.open(&format!("for (var {j} = 0; {j} < {w}; {j}++) {{"));
+                let (e, t) = self.elem_at(is, std::slice::from_ref(&j))?;
+                self.open(&format!("if ({} == {b}) {{", to_i32(&e, t)));
+                self.with_env(env, |g| g.fold_into(lam, &accs, vs, &j))?;
+                self.close();
+                self.close();
+                let acc = accs.get(*k).ok_or_else(|| internal(self.span, "hist result"))?;
+                Ok(KVal::Scalar(self.let_(&acc.0, *elem), *elem))
+            }
+            DArr::Scan { lam, env, neutral, arrs, k, elem, .. } => {
+                let mut accs = Vec::new();
+                for (e, t) in neutral {
+                    let n = self.fresh("acc");
+                    self.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+                    accs.push((n, *t));
+                }
+                let j = self.fresh("j");
+                self.open(&format!("for (var {j} = 0; {j} <= {}; {j}++) {{", idx[0]));
+                self.with_env(env, |g| g.fold_into(lam, &accs, arrs, &j))?;
+                self.close();
+                let acc = accs.get(*k).ok_or_else(|| internal(self.span, "scan result"))?;
+                Ok(KVal::Scalar(self.let_(&acc.0, *elem), *elem))
+            }
+            DArr::Scatter { dest, idx: ias, vals, w } => {
+                let (init, elem) = self.elem_at(dest, idx)?;
+                let r = self.fresh("r");
+                self.line(&format!("var {r}: {} = {init};", wgsl_type(elem)));
+                let j = self.fresh("j");
+                self.open(&format!("for (var {j} = 0; {j} < {w}; {j}++) {{"));
+                let mut conds = Vec::new();
+                for (ia, ix) in ias.iter().zip(idx) {
+                    let (e, t) = self.elem_at(ia, std::slice::from_ref(&j))?;
+                    conds.push(format!("({} == {ix})", to_i32(&e, t)));
+                }
+                self.open(&format!("if ({}) {{", conds.join(" && ")));
+                let mut vi = vec![j.clone()];
+                vi.extend(idx.iter().skip(ias.len()).cloned());
+                let (v, _) = self.elem_at(vals, &vi)?;
+                self.line(&format!("{r} = {v};"));
+                self.close();
+                self.close();
+                Ok(KVal::Scalar(r, elem))
+            }
+            DArr::RedArr { lam, env, neutral, arrs, w, k, elem, dims } => {
+                let mut accs = Vec::new();
+                for n in neutral {
+                    let (e, t) = self.elem_at(n, idx)?;
+                    let a = self.fresh("acc");
+                    self.line(&format!("var {a}: {} = {e};", wgsl_type(t)));
+                    accs.push((a, t));
+                }
+                let j = self.fresh("j");
+                self.open(&format!("for (var {j} = 0; {j} < {w}; {j}++) {{"));
+                let mut args: Vec<KVal> = accs
+                    .iter()
+                    .map(|(a, t)| {
+                        KVal::Arr(Rc::new(DArr::Acc {
+                            name: a.clone(),
+                            at: idx.to_vec(),
+                            dims: dims.clone(),
+                            elem: *t,
+                        }))
+                    })
+                    .collect();
+                for a in arrs {
+                    args.push(self.index(a, std::slice::from_ref(&j))?);
+                }
+                let res = self.with_env(env, |g| g.apply_lambda(lam, args))?;
+                let mut xs = Vec::new();
+                for r in &res {
+                    xs.push(match r {
+                        KVal::Arr(a) => {
+                            let (e, t) = self.elem_at(a, idx)?;
+                            KVal::Scalar(e, t)
+                        }
+                        sc => sc.clone(),
+                    });
+                }
+                let names: Vec<String> = accs.iter().map(|a| a.0.clone()).collect();
+                self.assign(&xs, &names)?;
+                self.close();
+                let acc = accs.get(*k).ok_or_else(|| internal(self.span, "reduce result"))?;
+                Ok(KVal::Scalar(self.let_(&acc.0, *elem), *elem))
+            }
+            DArr::Acc { name, at, elem, .. } => {
+                if at.as_slice() != idx {
+                    return Err(unsupported(
+                        self.span,
+                        "a reduction of arrays in a kernel whose operator is not elementwise",
+                    ));
+                }
+                Ok(KVal::Scalar(name.clone(), *elem))
+            }
+            DArr::Update { inner, idx: six, lens, value } => {
+                let elem = inner.elem();
+                let mut conds = Vec::new();
+                let mut vi = Vec::new();
+                let mut lens = lens.iter();
+                for (s, m) in six.iter().zip(idx) {
+                    match s {
+                        SIx::Fix(f) => conds.push(format!("({m} == {f})")),
+                        SIx::Range { start, stride } => {
+                            let len = lens.next().cloned().unwrap_or_else(|| "0".into());
+                            let st = self.let_(
+                                &format!("select({stride}, 1, {stride} == 0)"),
+                                PrimType::Int(IntType::I32),
+                            );
+                            let d =
+                                self.let_(&format!("({m} - {start})"), PrimType::Int(IntType::I32));
+                            let q =
+                                self.let_(&format!("({d} / {st})"), PrimType::Int(IntType::I32));
+                            conds.push(format!("({q} * {st} == {d} && {q} >= 0 && {q} < {len})"));
+                            vi.push(q);
+                        }
+                    }
+                }
+                vi.extend(idx.iter().skip(six.len()).cloned());
+                let r = self.fresh("u");
+                self.line(&format!("var {r}: {};", wgsl_type(elem)));
+                let cond = if conds.is_empty() { "true".to_string() } else { conds.join(" && ") };
+                self.open(&format!("if ({cond}) {{"));
+                let x = match value {
+                    KVal::Arr(v) => self.elem_at(v, &vi)?.0,
+                    KVal::Scalar(x, _) => x.clone(),
+                };
+                self.line(&format!("{r} = {x};"));
+                self.indent -= 1;
+                self.open("} else {");
+                let (x, _) = self.elem_at(inner, idx)?;
+                self.line(&format!("{r} = {x};"));
+                self.close();
+                Ok(KVal::Scalar(r, elem))
+            }
         }
+    }
+
+    /// The element of `a` at a full index, as a scalar.
+    fn elem_at(&mut self, a: &Rc<DArr>, idx: &[String]) -> R<(String, PrimType)> {
+        match self.index(a, idx)? {
+            KVal::Scalar(e, t) => Ok((e, t)),
+            KVal::Arr(_) => Err(internal(self.span, "an array where an element was expected")),
+        }
+    }
+
+    /// Run a branch of an `if` and index its result `k` at `idx`.
+    fn branch_elem(&mut self, b: &ir::Body, k: usize, idx: &[String]) -> R<String> {
+        let res = self.body(b)?;
+        match res.get(k) {
+            Some(KVal::Arr(a)) => Ok(self.elem_at(&a.clone(), idx)?.0),
+            _ => Err(internal(self.span, "an `if` branch without its array result")),
+        }
+    }
+
+    /// `accs = lam(accs, xs[j])` (scalar `xs` are passed as they are).
+    fn fold_into(
+        &mut self,
+        lam: &Lambda,
+        accs: &[(String, PrimType)],
+        xs: &[KVal],
+        j: &str,
+    ) -> R<()> {
+        let mut args: Vec<KVal> = accs.iter().map(|(n, t)| KVal::Scalar(n.clone(), *t)).collect();
+        for x in xs {
+            args.push(match x {
+                KVal::Arr(a) => self.index(a, &[j.to_string()])?,
+                sc => sc.clone(),
+            });
+        }
+        let res = self.apply_lambda(lam, args)?;
+        let names: Vec<String> = accs.iter().map(|a| a.0.clone()).collect();
+        self.assign(&res, &names)
     }
 
     /// The multi-index of flat index `flat` in an array of shape `dims`.
@@ -634,21 +945,46 @@ impl<'a> Gen<'a> {
                 }
             }
             Exp::If { cond, then_body, else_body, .. } => {
-                let tys = scalar_types(&s.pat)
-                    .ok_or_else(|| unsupported(s.span, "an `if` returning arrays in a kernel"))?;
                 let (c, _) = self.scalar(cond)?;
-                let names: Vec<String> = tys.iter().map(|_| self.fresh("r")).collect();
-                for (n, t) in names.iter().zip(&tys) {
-                    self.line(&format!("var {n}: {};", wgsl_type(*t)));
+                // Scalar results are computed here; array results are delayed (`DArr::If`).
+                let sks: Vec<(usize, PrimType)> = s
+                    .pat
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, p)| match p.ty {
+                        Type::Prim(t) => Some((k, t)),
+                        _ => None,
+                    })
+                    .collect();
+                if !sks.is_empty() {
+                    let names: Vec<String> = sks.iter().map(|_| self.fresh("r")).collect();
+                    for (n, (_, t)) in names.iter().zip(&sks) {
+                        self.line(&format!("var {n}: {};", wgsl_type(*t)));
+                    }
+                    self.open(&format!("if ({c}) {{"));
+                    self.assign_some(then_body, &sks, &names)?;
+                    self.indent -= 1;
+                    self.open("} else {");
+                    self.assign_some(else_body, &sks, &names)?;
+                    self.close();
+                    for (n, (k, t)) in names.iter().zip(&sks) {
+                        let p = s.pat.get(*k).ok_or_else(|| internal(s.span, "if pattern"))?;
+                        self.bind_scalar(p, n, *t);
+                    }
                 }
-                self.open(&format!("if ({c}) {{"));
-                self.assign_body(then_body, &names)?;
-                self.indent -= 1;
-                self.open("} else {");
-                self.assign_body(else_body, &names)?;
-                self.close();
-                for ((p, n), t) in s.pat.iter().zip(&names).zip(&tys) {
-                    self.bind_scalar(p, n, *t);
+                let bodies = Rc::new((then_body.clone(), else_body.clone()));
+                for (k, p) in s.pat.iter().enumerate() {
+                    let Type::Array { elem, shape } = &p.ty else { continue };
+                    let dims = shape.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                    let d = DArr::If {
+                        env: self.env.clone(),
+                        cond: c.clone(),
+                        bodies: bodies.clone(),
+                        k,
+                        dims,
+                        elem: *elem,
+                    };
+                    self.bind(p.var, KVal::Arr(Rc::new(d)));
                 }
             }
             Exp::Loop { params, form, body } => {
@@ -703,8 +1039,50 @@ impl<'a> Gen<'a> {
                     for d in shape.iter().skip(1) {
                         dims.push(self.dim(d)?);
                     }
-                    let d =
-                        DArr::Map { lam: lam.clone(), arrs: arrs.clone(), k, dims, elem: *elem };
+                    let d = DArr::Map {
+                        lam: lam.clone(),
+                        env: self.env.clone(),
+                        arrs: arrs.clone(),
+                        k,
+                        dims,
+                        elem: *elem,
+                    };
+                    self.bind(p.var, KVal::Arr(Rc::new(d)));
+                }
+            }
+            Exp::Reduce { w, lam, neutral, arrs, .. }
+                if s.pat.iter().all(|p| matches!(p.ty, Type::Array { .. })) =>
+            {
+                let lam = Rc::new(lam.clone());
+                let neutral = neutral
+                    .iter()
+                    .map(|a| match a {
+                        Atom::Var(v) => self.arr(*v),
+                        Atom::Const(_) => Err(internal(s.span, "reduce neutral")),
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                let arrs = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
+                let w = self.atom_i32(w)?;
+                let mut shape = None;
+                for (k, p) in s.pat.iter().enumerate() {
+                    let Type::Array { elem, shape: sh } = &p.ty else { continue };
+                    if shape.get_or_insert(sh) != &sh {
+                        return Err(unsupported(
+                            s.span,
+                            "a reduction of arrays of different shapes in a kernel",
+                        ));
+                    }
+                    let dims = sh.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                    let d = DArr::RedArr {
+                        lam: lam.clone(),
+                        env: self.env.clone(),
+                        neutral: neutral.clone(),
+                        arrs: arrs.clone(),
+                        w: w.clone(),
+                        k,
+                        dims,
+                        elem: *elem,
+                    };
                     self.bind(p.var, KVal::Arr(Rc::new(d)));
                 }
             }
@@ -741,17 +1119,62 @@ impl<'a> Gen<'a> {
                 let site = self.site(msg.clone(), vals.iter().map(|v| v.1).collect());
                 self.fail_if(&format!("!{c}"), site, &vals);
             }
-            Exp::Scan { .. } => {
-                return Err(unsupported(s.span, "`scan` inside a parallel function"))
+            Exp::Scan { lam, neutral, arrs, .. } => {
+                let neutral = neutral.iter().map(|a| self.scalar(a)).collect::<R<Vec<_>>>()?;
+                let arrs = arrs.iter().map(|a| self.var(*a)).collect::<R<Vec<_>>>()?;
+                let lam = Rc::new(lam.clone());
+                for (k, p) in s.pat.iter().enumerate() {
+                    let (elem, dims) = self.vector(s, p, "`scan` of arrays in a kernel")?;
+                    let d = DArr::Scan {
+                        lam: lam.clone(),
+                        env: self.env.clone(),
+                        neutral: neutral.clone(),
+                        arrs: arrs.clone(),
+                        k,
+                        dims,
+                        elem,
+                    };
+                    self.bind(p.var, KVal::Arr(Rc::new(d)));
+                }
             }
-            Exp::Scatter { .. } => {
-                return Err(unsupported(s.span, "`scatter` inside a parallel function"))
+            Exp::Hist { dest, lam, is, vs, w, .. } => {
+                let dest = dest.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
+                let is = self.arr(*is)?;
+                let vs = vs.iter().map(|a| self.var(*a)).collect::<R<Vec<_>>>()?;
+                let w = self.atom_i32(w)?;
+                let lam = Rc::new(lam.clone());
+                for (k, p) in s.pat.iter().enumerate() {
+                    let (elem, dims) = self.vector(s, p, "`hist` with array-valued bins")?;
+                    let d = DArr::Hist {
+                        dest: dest.clone(),
+                        lam: lam.clone(),
+                        env: self.env.clone(),
+                        is: is.clone(),
+                        vs: vs.clone(),
+                        w: w.clone(),
+                        k,
+                        dims,
+                        elem,
+                    };
+                    self.bind(p.var, KVal::Arr(Rc::new(d)));
+                }
             }
-            Exp::Hist { .. } => {
-                return Err(unsupported(s.span, "`hist` inside a parallel function"))
+            Exp::Scatter { dest, idx, vals, w } => {
+                let dest = self.arr(*dest)?;
+                let idx = idx.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
+                let vals = self.arr(*vals)?;
+                let w = self.atom_i32(w)?;
+                let d = DArr::Scatter { dest, idx, vals, w };
+                self.bind(one()?.var, KVal::Arr(Rc::new(d)));
             }
-            Exp::Update { .. } => {
-                return Err(unsupported(s.span, "in-place updates inside a parallel function"))
+            Exp::Update { arr, idx, value } => {
+                let inner = self.arr(*arr)?;
+                let (six, out_dims, _) = self.region(&inner.dims(), idx)?;
+                let ranges = six.iter().filter(|x| matches!(x, SIx::Range { .. })).count();
+                let lens = out_dims.into_iter().take(ranges).collect();
+                let value = self.atom(value)?;
+                let d = DArr::Update { inner, idx: six, lens, value };
+                self.bind(one()?.var, KVal::Arr(Rc::new(d)));
             }
             Exp::Ad { .. } => {
                 return Err(internal(s.span, "an AD construct survived differentiation"))
@@ -787,6 +1210,28 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    /// Run a body and assign its results `ks` (scalars) to `names`.
+    fn assign_some(&mut self, b: &ir::Body, ks: &[(usize, PrimType)], names: &[String]) -> R<()> {
+        let res = self.body(b)?;
+        let res = ks
+            .iter()
+            .map(|(k, _)| res.get(*k).cloned().ok_or_else(|| internal(self.span, "if result")))
+            .collect::<R<Vec<_>>>()?;
+        self.assign(&res, names)
+    }
+
+    /// The element type and dimensions of a one-dimensional result `p` (else `what` is
+    /// unsupported).
+    fn vector(&mut self, s: &ir::Stm, p: &ir::Param, what: &str) -> R<(PrimType, Vec<String>)> {
+        match &p.ty {
+            Type::Array { elem, shape } if shape.len() == 1 => {
+                let dims = shape.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                Ok((*elem, dims))
+            }
+            _ => Err(unsupported(s.span, what)),
+        }
+    }
+
     fn assign_body(&mut self, b: &ir::Body, names: &[String]) -> R<()> {
         let res = self.body(b)?;
         self.assign(&res, names)
@@ -795,6 +1240,27 @@ impl<'a> Gen<'a> {
     fn index_stm(&mut self, s: &ir::Stm, arr: Var, idx: &[DimIndex]) -> R<()> {
         let a = self.arr(arr)?;
         let dims = a.dims();
+        let (six, out_dims, fixes) = self.region(&dims, idx)?;
+        let p = s.pat.first().ok_or_else(|| internal(s.span, "index"))?;
+        let v = match fixes {
+            Some(fixes) => {
+                // Clamp so a failing invocation still reads inside the buffer.
+                let safe: Vec<String> = fixes
+                    .iter()
+                    .zip(&dims)
+                    .map(|(i, d)| format!("clamp({i}, 0, max({d} - 1, 0))"))
+                    .collect();
+                self.index(&a, &safe)?
+            }
+            None => KVal::Arr(Rc::new(DArr::Slice { inner: a, idx: six, dims: out_dims })),
+        };
+        self.bind(p.var, v);
+        Ok(())
+    }
+
+    /// Check the indices `idx` of an array of shape `dims` (failing as the interpreter does);
+    /// the region as a slice view, its shape, and the fixed indices when all are fixed.
+    fn region(&mut self, dims: &[String], idx: &[DimIndex]) -> R<Region> {
         let i32t = PrimType::Int(IntType::I32);
         let i64t = PrimType::Int(IntType::I64);
         let mut conds = Vec::new();
@@ -804,7 +1270,7 @@ impl<'a> Gen<'a> {
         let mut six = Vec::new();
         let mut out_dims = Vec::new();
         let mut all_fix = true;
-        for (ix, d) in idx.iter().zip(&dims) {
+        for (ix, d) in idx.iter().zip(dims) {
             match ix {
                 DimIndex::Fix(i) => {
                     let i = self.atom_i32(i)?;
@@ -837,7 +1303,7 @@ impl<'a> Gen<'a> {
             }
         }
         out_dims.extend(dims.iter().skip(idx.len()).cloned());
-        for d in &dims {
+        for d in dims {
             vals.push((d.clone(), i64t));
         }
         let shape: String = dims.iter().map(|_| "[{}]").collect();
@@ -846,22 +1312,13 @@ impl<'a> Gen<'a> {
             let site = self.site(msg, vals.iter().map(|v| v.1).take(super::MAX_ERR_ARGS).collect());
             self.fail_if(&conds.join(" || "), site, &vals);
         }
-        let p = s.pat.first().ok_or_else(|| internal(s.span, "index"))?;
-        let v = if all_fix {
-            // Clamp so a failing invocation still reads inside the buffer.
-            let safe: Vec<String> = fixes
-                .iter()
-                .zip(&dims)
-                .map(|(i, d)| format!("clamp({i}, 0, max({d} - 1, 0))"))
-                .collect();
-            self.index(&a, &safe)?
-        } else {
-            KVal::Arr(Rc::new(DArr::Slice { inner: a, idx: six, dims: out_dims }))
-        };
-        self.bind(p.var, v);
-        Ok(())
+        Ok((six, out_dims, all_fix.then_some(fixes)))
     }
 }
+
+/// A checked region of an array: its slice view, its shape, and the fixed indices when every
+/// index is fixed.
+type Region = (Vec<SIx>, Vec<String>, Option<Vec<String>>);
 
 /// Row-major strides of `dims`.
 pub fn row_major(dims: &[String]) -> Vec<String> {

@@ -7,14 +7,18 @@
 //! * Kernels (`kernel`): one invocation per output element (multi-dimensional results use a
 //!   flattened index). Inside a kernel, arrays are *delayed*: a map, iota, slice or transpose is
 //!   an index function that is computed where it is indexed or folded, so `reduce (+) 0 (map2 (*)
-//!   row col)` is one loop with no temporary array. Sequential code stays a loop.
+//!   row col)` is one loop with no temporary array. Sequential code stays a loop. Inside a
+//!   kernel an `if` with array results, `hist`, `scan`, `scatter`, updates and elementwise
+//!   reductions of arrays are delayed arrays too: each element is computed by a sequential loop
+//!   (or the branch the condition picks) where it is demanded.
 //! * `reduce` is a two-pass workgroup reduction, `scan` a three-pass reduce-then-scan (WebGPU has
 //!   no forward-progress guarantee, so no single-pass look-back); both keep element order, so
 //!   non-commutative operators are fine.
 //! * Types: WGSL has no 64-bit types and no 8/16-bit storage. Every element takes a 32-bit word;
 //!   i8/i16/u8/u16 wrap at their own width after each operation; i64/u64 are narrowed to 32 bits
 //!   (the executor checks that every i64 value crossing to the GPU fits, and reports an
-//!   `unsupported on the GPU backend` error otherwise); f64 and f16 are rejected at compile time.
+//!   `unsupported on the GPU backend` error otherwise); f16 is computed in f32 and rounded to f16
+//!   after every operation (WGSL's f16 is an optional extension); f64 is rejected at compile time.
 //! * Every kernel is validated with naga before the program is returned.
 //!
 //! [`exec`] runs a program against any [`exec::Device`] (the runtime provides one on wgpu).
@@ -22,6 +26,7 @@
 pub mod exec;
 mod host;
 mod kernel;
+mod prelude;
 mod print;
 mod scalar;
 
@@ -37,8 +42,7 @@ pub const WORKGROUP: u32 = 256;
 /// The most workgroups a reduction or scan uses (its second pass folds the partial results).
 pub const MAX_GROUPS: u32 = 256;
 
-/// The WGSL helpers every kernel includes.
-pub const PRELUDE: &str = include_str!("../../../../shaders/prelude.wgsl");
+pub use prelude::PRELUDE;
 
 /// How a kernel uses one storage buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,6 +187,9 @@ pub struct GpuProgram {
     pub entries: Vec<ir::EntryPoint>,
     pub sites: Vec<Site>,
     pub names: Vec<String>,
+    /// Entry points left out, with the reason (f64 in what they reach, or a construct the backend
+    /// does not handle): running one reports it.
+    pub rejected: Vec<(String, Diagnostic)>,
 }
 
 impl GpuProgram {
@@ -202,11 +209,36 @@ pub(crate) fn internal(span: Span, what: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::new(Phase::Lower, span, format!("internal error in the GPU backend: {what}"))
 }
 
-/// Compile a program. f64 anywhere is an error at its first use; constructs the backend does not
-/// handle yet are `unsupported on the GPU backend: ...` errors at their spans.
+/// Compile a program. An entry point that reaches f64, or a construct the backend does not
+/// handle (an `unsupported on the GPU backend: ...` error at its span), is left out and running
+/// it reports that error; if every entry is left out, the first error is the program's.
 pub fn compile(prog: &ir::Program) -> Result<GpuProgram, Vec<Diagnostic>> {
-    check_types(prog).map_err(|d| vec![d])?;
-    let gp = host::generate(prog).map_err(|d| vec![d])?;
+    let (prog, mut rejected) = without_f64_entries(prog).map_err(|d| vec![d])?;
+    let mut gp = match host::generate(&prog) {
+        Ok(gp) => gp,
+        Err(d) if prog.entries.len() > 1 => {
+            // Find the entries that fail on their own; the others compile together.
+            let mut keep = vec![false; prog.entries.len()];
+            let mut first_error = None;
+            for (i, e) in prog.entries.iter().enumerate() {
+                let mut only = vec![false; prog.entries.len()];
+                only[i] = true;
+                match host::generate(&with_entries(&prog, &only)) {
+                    Ok(_) => keep[i] = true,
+                    Err(d) => {
+                        first_error.get_or_insert_with(|| d.clone());
+                        rejected.push((e.name.clone(), d));
+                    }
+                }
+            }
+            if !keep.contains(&true) {
+                return Err(vec![first_error.unwrap_or(d)]);
+            }
+            host::generate(&with_entries(&prog, &keep)).map_err(|d| vec![d])?
+        }
+        Err(d) => return Err(vec![d]),
+    };
+    gp.rejected = rejected;
     for k in &gp.kernels {
         validate(&k.wgsl).map_err(|e| {
             vec![internal(Span::DUMMY, format!("kernel `{}` does not validate: {e}", k.name))]
@@ -231,21 +263,115 @@ pub fn show(gp: &GpuProgram) -> String {
     print::print_program(gp)
 }
 
-/// f64 is rejected at the first place it occurs (by source position); f16 likewise.
-fn check_types(prog: &ir::Program) -> Result<(), Diagnostic> {
-    let mut first: Option<(Span, FloatType)> = None;
+/// The program without the entry points that reach f64 (and the functions only they call), and
+/// those entries with their f64 errors. An error if no entry point is left.
+fn without_f64_entries(
+    prog: &ir::Program,
+) -> Result<(ir::Program, Vec<(String, Diagnostic)>), Diagnostic> {
+    if prog.entries.is_empty() {
+        check_types(prog, &vec![true; prog.funs.len()])?;
+        return Ok((prog.clone(), Vec::new()));
+    }
+    let mut keep = vec![false; prog.entries.len()];
+    let mut rejected = Vec::new();
+    let mut first_error = None;
+    for (i, e) in prog.entries.iter().enumerate() {
+        match check_types(prog, &reachable(prog, e.fun)) {
+            Ok(()) => keep[i] = true,
+            Err(d) => {
+                first_error.get_or_insert_with(|| d.clone());
+                rejected.push((e.name.clone(), d));
+            }
+        }
+    }
+    if !keep.contains(&true) {
+        return Err(first_error.unwrap_or_else(|| internal(Span::DUMMY, "no entry point")));
+    }
+    if rejected.is_empty() {
+        return Ok((prog.clone(), rejected));
+    }
+    Ok((with_entries(prog, &keep), rejected))
+}
+
+/// The program with only the entry points `keep` marks and the functions they reach.
+fn with_entries(prog: &ir::Program, keep: &[bool]) -> ir::Program {
+    let mut used = vec![false; prog.funs.len()];
+    let mut entries = Vec::new();
+    for (e, _) in prog.entries.iter().zip(keep).filter(|(_, k)| **k) {
+        let reach = reachable(prog, e.fun);
+        used.iter_mut().zip(&reach).for_each(|(u, r)| *u |= *r);
+        entries.push(e.clone());
+    }
+    let mut index = vec![usize::MAX; prog.funs.len()];
+    let mut funs = Vec::new();
+    for (k, f) in prog.funs.iter().enumerate() {
+        if used[k] {
+            index[k] = funs.len();
+            funs.push(f.clone());
+        }
+    }
+    for f in &mut funs {
+        renumber_calls(&mut f.body, &index);
+    }
+    for e in &mut entries {
+        e.fun = index[e.fun];
+    }
+    ir::Program { funs, entries, names: prog.names.clone() }
+}
+
+/// The functions `root` calls, directly or not (itself included), by index.
+fn reachable(prog: &ir::Program, root: usize) -> Vec<bool> {
+    let mut seen = vec![false; prog.funs.len()];
+    let mut todo = vec![root];
+    while let Some(k) = todo.pop() {
+        if k >= seen.len() || seen[k] {
+            continue;
+        }
+        seen[k] = true;
+        walk_body(&prog.funs[k].body, &mut |s: &ir::Stm| {
+            if let ir::Exp::Apply { fun, .. } = &s.exp {
+                todo.push(*fun);
+            }
+        });
+    }
+    seen
+}
+
+fn renumber_calls(b: &mut ir::Body, index: &[usize]) {
+    for s in &mut b.stms {
+        match &mut s.exp {
+            ir::Exp::Apply { fun, .. } => *fun = index[*fun],
+            ir::Exp::If { then_body, else_body, .. } => {
+                renumber_calls(then_body, index);
+                renumber_calls(else_body, index);
+            }
+            ir::Exp::Loop { body, .. } => renumber_calls(body, index),
+            ir::Exp::Map { lam, .. }
+            | ir::Exp::Reduce { lam, .. }
+            | ir::Exp::Scan { lam, .. }
+            | ir::Exp::Hist { lam, .. }
+            | ir::Exp::Ad { lam, .. } => renumber_calls(&mut lam.body, index),
+            _ => {}
+        }
+    }
+}
+
+/// f64 is rejected at the first place it occurs (by source position) in the functions `funs`
+/// marks.
+fn check_types(prog: &ir::Program, funs: &[bool]) -> Result<(), Diagnostic> {
+    let mut first: Option<Span> = None;
     let mut note = |span: Span, t: &ir::Type| {
-        if let PrimType::Float(f @ (FloatType::F64 | FloatType::F16)) = t.elem() {
+        if t.elem() == PrimType::Float(FloatType::F64) {
             let better = match first {
                 None => true,
-                Some((s, _)) => span != Span::DUMMY && (s == Span::DUMMY || span.start < s.start),
+                Some(s) => span != Span::DUMMY && (s == Span::DUMMY || span.start < s.start),
             };
             if better {
-                first = Some((span, f));
+                first = Some(span);
             }
         }
     };
-    for f in &prog.funs {
+    for (f, _) in prog.funs.iter().zip(funs).filter(|(_, k)| **k) {
         for p in &f.params {
             note(f.span, &p.ty);
         }
@@ -259,11 +385,8 @@ fn check_types(prog: &ir::Program) -> Result<(), Diagnostic> {
         });
     }
     match first {
-        Some((span, FloatType::F64)) => {
-            Err(Diagnostic::new(Phase::Lower, span, "f64 is not available on WebGPU")
-                .with_hint("WGSL has no 64-bit floats; use f32, or run with `--backend wasm`"))
-        }
-        Some((span, _)) => Err(unsupported(span, "f16 (WGSL's f16 is an optional extension)")),
+        Some(span) => Err(Diagnostic::new(Phase::Lower, span, "f64 is not available on WebGPU")
+            .with_hint("WGSL has no 64-bit floats; use f32, or run with `--backend wasm`")),
         None => Ok(()),
     }
 }

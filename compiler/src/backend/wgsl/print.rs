@@ -1,15 +1,15 @@
-//! `ogham show wgsl`: each kernel's WGSL (without the shared prelude), then the host schedule of
+//! `ogham show wgsl`: each kernel's WGSL (without the prelude helpers it includes), then the host schedule of
 //! each host function, in the core IR's notation.
 
 use std::fmt::Write;
 
-use super::{BufRef, Dispatch, GpuProgram, HostBody, HostStm, PRELUDE};
+use super::{prelude, BufRef, Dispatch, GpuProgram, HostBody, HostStm};
 use crate::ir::{self, Atom, Dim, Param, Type};
 
 pub fn print_program(gp: &GpuProgram) -> String {
     let mut out = String::new();
     for (k, kernel) in gp.kernels.iter().enumerate() {
-        let body = kernel.wgsl.strip_prefix(PRELUDE).unwrap_or(&kernel.wgsl);
+        let body = kernel.wgsl.split_once(prelude::END).map_or(kernel.wgsl.as_str(), |(_, b)| b);
         let _ = writeln!(out, "// kernel {k}: {}", kernel.name);
         out.push_str(body.trim_start());
         out.push('\n');
@@ -27,6 +27,9 @@ pub fn print_program(gp: &GpuProgram) -> String {
     }
     for e in &gp.entries {
         let _ = writeln!(out, "entry {} = #{}", e.name, e.fun);
+    }
+    for (name, d) in &gp.rejected {
+        let _ = writeln!(out, "-- entry {name}: not compiled for the GPU: {}", d.message);
     }
     out
 }

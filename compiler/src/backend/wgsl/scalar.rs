@@ -3,7 +3,7 @@
 
 use super::wgsl_type;
 use crate::ir::{BinOp, CmpOp, MathFn, UnOp};
-use crate::prim::{IntType, PrimType, PrimValue};
+use crate::prim::{FloatType, IntType, PrimType, PrimValue};
 
 /// A WGSL literal for a constant (floats by bit pattern, so every value is exact). Infinities and
 /// NaNs go through `ogm_f32_bits`: as constant expressions they are shader-creation errors.
@@ -43,6 +43,15 @@ pub fn wrap(e: String, t: PrimType) -> String {
     }
 }
 
+/// `e` rounded to the precision of `t`: f16 values are computed in f32 and rounded after each
+/// operation (a no-op for other types).
+pub fn round_to(e: String, t: PrimType) -> String {
+    match t {
+        PrimType::Float(FloatType::F16) => format!("ogm_f16({e})"),
+        _ => e,
+    }
+}
+
 fn bits(t: PrimType) -> u32 {
     match t {
         PrimType::Int(i) => i.bits().min(32),
@@ -65,19 +74,22 @@ pub fn divides(op: BinOp) -> bool {
 pub fn binop(op: BinOp, t: PrimType, a: &str, b: &str) -> Option<String> {
     use BinOp as B;
     Some(match t {
-        PrimType::Float(_) => match op {
-            B::Add => format!("({a} + {b})"),
-            B::Sub => format!("({a} - {b})"),
-            B::Mul => format!("({a} * {b})"),
-            B::Div => format!("({a} / {b})"),
-            B::Mod => format!("ogm_fmod({a}, {b})"),
-            B::Quot => format!("trunc({a} / {b})"),
-            B::Rem => format!("ogm_frem({a}, {b})"),
-            B::Pow => format!("ogm_powf({a}, {b})"),
-            B::Min => format!("ogm_fmin({a}, {b})"),
-            B::Max => format!("ogm_fmax({a}, {b})"),
-            _ => return None,
-        },
+        PrimType::Float(_) => round_to(
+            match op {
+                B::Add => format!("({a} + {b})"),
+                B::Sub => format!("({a} - {b})"),
+                B::Mul => format!("({a} * {b})"),
+                B::Div => format!("({a} / {b})"),
+                B::Mod => format!("ogm_fmod({a}, {b})"),
+                B::Quot => format!("trunc({a} / {b})"),
+                B::Rem => format!("ogm_frem({a}, {b})"),
+                B::Pow => format!("ogm_powf({a}, {b})"),
+                B::Min => format!("ogm_fmin({a}, {b})"),
+                B::Max => format!("ogm_fmax({a}, {b})"),
+                _ => return None,
+            },
+            t,
+        ),
         PrimType::Bool => match op {
             B::LogAnd | B::And | B::Min => format!("({a} && {b})"),
             B::LogOr | B::Or | B::Max => format!("({a} || {b})"),
@@ -176,13 +188,27 @@ pub fn convert(from: PrimType, to: PrimType, a: &str) -> String {
         (PrimType::Float(_), PrimType::Int(i)) if i.signed() => wrap(format!("ogm_f2i({a})"), to),
         (PrimType::Float(_), PrimType::Int(_)) => wrap(format!("ogm_f2u({a})"), to),
         (PrimType::Bool, PrimType::Float(_)) => format!("select(0.0, 1.0, {a})"),
-        (PrimType::Int(_), PrimType::Float(_)) => format!("f32({a})"),
-        (PrimType::Float(_), PrimType::Float(_)) => a.to_string(),
+        (PrimType::Int(_), PrimType::Float(_)) => round_to(format!("f32({a})"), to),
+        (PrimType::Float(_), PrimType::Float(_)) => round_to(a.to_string(), to),
     }
 }
 
+/// An elementary function of the float type `t` (the operands' type, but the result's for
+/// `from_bits`), or of the integer type `t` for `clz`/`ctz`/`popc`.
 pub fn math(f: MathFn, t: PrimType, args: &[String]) -> Option<String> {
     use MathFn as M;
+    let half = t == PrimType::Float(FloatType::F16);
+    match f {
+        M::ToBits if half => return Some(format!("ogm_f16_to_bits({})", args.first()?)),
+        M::FromBits if half => {
+            let b = mask_u32(args.first()?, PrimType::Int(IntType::U16));
+            return Some(format!("ogm_f16_from_bits({b})"));
+        }
+        M::Floor | M::Ceil | M::Round | M::Trunc | M::IsNan | M::IsInf | M::ToBits => {}
+        M::CopySign | M::FromBits | M::Clz | M::Ctz | M::Popc => {}
+        _ if half => return math(f, PrimType::Float(FloatType::F32), args).map(|e| round_to(e, t)),
+        _ => {}
+    }
     let a = args.first()?;
     let b = || args.get(1);
     let one = |name: &str| format!("{name}({a})");
