@@ -20,6 +20,7 @@
 //!   the host reads both and renders the same message the interpreter gives
 //!   ([`Manifest::error`]). A trap with `err_code == 0` is an internal error.
 
+mod elementary;
 mod emit;
 mod gen;
 mod scalar;

@@ -2,7 +2,8 @@
 //! every width (8- and 16-bit values live in i32 locals, kept sign- or zero-extended), flooring
 //! `/` and `%`, Futhark's `min`/`max` on NaN, float → int conversion that gives 0 for NaN and ±inf
 //! and wraps other out-of-range values. Elementary functions wasm has no instruction for are
-//! imported from the host (`math.f32.exp`, ...), which computes them with its `libm`.
+//! imported from the host (`math.f32.sin`, ...), which computes them with its `libm`, except f32
+//! `exp`, which the module computes itself (elementary.rs).
 
 use walrus::ir::{BinaryOp as B, UnaryOp as U, Value};
 use walrus::{FunctionBuilder, FunctionId, InstrSeqBuilder, ValType};
@@ -844,6 +845,10 @@ impl Gen<'_> {
             M::FromBits => un(b, U::F32ReinterpretI32, U::F64ReinterpretI64),
             M::Fma => {
                 let m = self.math_import(ft, "fma", 3);
+                b.call(m);
+            }
+            M::Exp if ft != FloatType::F64 => {
+                let m = self.exp_f32();
                 b.call(m);
             }
             _ => {

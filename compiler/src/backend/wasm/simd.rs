@@ -1,5 +1,5 @@
 //! SIMD128 paths: a `map` over rank-1 arrays of f32, f64 or i32 whose function is lane-wise
-//! arithmetic runs 4 (2 for f64) elements per step; a `reduce` with `+`, `*`, `min` or `max` keeps
+//! arithmetic (and f32 `exp`, elementary.rs) runs 4 (2 for f64) elements per step; a `reduce` with `+`, `*`, `min` or `max` keeps
 //! a vector accumulator; a `reduce` that consumes the `map` right before it accumulates inside the
 //! map's loop (the mapped values stay in registers on their way to the sum). Each vector loop
 //! covers the largest multiple of the lane count; the scalar code finishes the tail.
@@ -185,6 +185,9 @@ impl Gen<'_> {
                         && atom_ok(x, &bound)
                         && atom_ok(y, &bound)
                 }
+                Exp::Math(MathFn::Exp, _, args) if l == Lane::F32 => {
+                    matches!(args.as_slice(), [a] if atom_ok(a, &bound))
+                }
                 e => vunop(e, l).is_some_and(|(_, a)| atom_ok(a, &bound)),
             };
             if !ok {
@@ -252,6 +255,11 @@ impl Gen<'_> {
                     self.push_vatom(b, x, l, vars);
                     self.push_vatom(b, y, l, vars);
                     self.emit_vbinop(b, *op, l);
+                }
+                Exp::Math(MathFn::Exp, _, args) if l == Lane::F32 => {
+                    self.push_vatom(b, &args[0], l, vars);
+                    let f = self.exp_f32x4();
+                    b.call(f);
                 }
                 e => {
                     if let Some((u, a)) = vunop(e, l) {

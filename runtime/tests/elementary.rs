@@ -1,0 +1,81 @@
+//! The elementary functions the wasm module computes itself (f32 `exp`) against the host's libm,
+//! which the interpreter uses: on a sweep of inputs over the whole range (overflow, underflow to
+//! subnormals and zero, infinities, NaN), in the SIMD path and the scalar one.
+
+use ogham::backend::wasm::Options;
+use ogham::prim::{PrimType, PrimValue};
+use ogham::value::{ArrayValue, Value};
+use ogham_runtime::{compile, Executor};
+
+/// The distance in ulps between two f32s of the same sign (0 for equal values and for two NaNs).
+fn ulps(a: f32, b: f32) -> u32 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() || a.is_sign_negative() != b.is_sign_negative() {
+        return u32::MAX;
+    }
+    a.to_bits().abs_diff(b.to_bits())
+}
+
+fn inputs() -> Vec<f32> {
+    let mut xs: Vec<f32> = (0..=21_000).map(|i| -110.0 + i as f32 * 0.01).collect();
+    // Dense around 0 and near the overflow and underflow thresholds.
+    xs.extend((0..2000).map(|i| (i as f32 - 1000.0) * 1e-6));
+    xs.extend((0..400).map(|i| 88.6 + i as f32 * 0.001));
+    xs.extend((0..400).map(|i| -103.9 - i as f32 * 0.001));
+    xs.extend([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MAX, f32::MIN, 1e-45]);
+    // A length that is not a multiple of 4, so the scalar tail runs as well.
+    if xs.len() % 4 == 0 {
+        xs.push(1.0);
+    }
+    xs
+}
+
+fn run_exp(simd: bool, xs: &[f32]) -> Vec<f32> {
+    let (_, m) =
+        compile("entry main (xs: []f32) : []f32 = map f32.exp xs", &Options { simd }).unwrap();
+    let mut l = Executor::new().unwrap().load(&m).unwrap();
+    let arg = ArrayValue::new(
+        PrimType::Float(ogham::prim::FloatType::F32),
+        vec![xs.len() as i64],
+        xs.iter().map(|x| PrimValue::F32(*x)).collect(),
+    )
+    .unwrap();
+    let out = l.run("main", &[Value::Array(arg)]).unwrap();
+    out[0]
+        .elems()
+        .iter()
+        .map(|p| match p {
+            PrimValue::F32(y) => *y,
+            p => panic!("not an f32: {p:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn f32_exp_is_within_one_ulp_of_libm() {
+    let xs = inputs();
+    for simd in [true, false] {
+        let ys = run_exp(simd, &xs);
+        assert_eq!(ys.len(), xs.len());
+        let mut differ = 0;
+        for (x, y) in xs.iter().zip(&ys) {
+            let want = x.exp();
+            let d = ulps(*y, want);
+            assert!(d <= 1, "simd {simd}: exp({x:e}) = {y:e}, libm {want:e} ({d} ulps)");
+            differ += (d != 0) as usize;
+        }
+        // Rounded once from an f64 result accurate to ~1e-12: a differing last bit is rare.
+        assert!(differ * 1000 <= xs.len(), "simd {simd}: {differ} of {} differ", xs.len());
+    }
+}
+
+#[test]
+fn f32_exp_is_computed_in_the_module() {
+    let (_, m) =
+        compile("entry main (xs: []f32) : []f32 = map f32.exp xs", &Options::default()).unwrap();
+    let wat = ogham::backend::wasm::to_wat(&m.bytes).unwrap();
+    assert!(!wat.contains("f32.exp"), "exp is imported:\n{wat}");
+    assert!(wat.contains("exp_f32x4"), "no vector exp:\n{wat}");
+}
