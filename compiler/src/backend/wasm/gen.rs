@@ -499,7 +499,11 @@ impl<'p> Gen<'p> {
     // ---- bodies and statements ----
 
     fn body(&mut self, b: &mut InstrSeqBuilder, body: &Body) {
+        let mut skip = false;
         for (k, s) in body.stms.iter().enumerate() {
+            if std::mem::take(&mut skip) {
+                continue;
+            }
             // A map whose result the next statement reduces: fuse the two vector loops.
             let fuse = match (&s.exp, body.stms.get(k + 1).map(|n| &n.exp)) {
                 (Exp::Map { w, .. }, Some(Exp::Reduce { w: w2, lam, neutral, arrs, .. }))
@@ -513,6 +517,14 @@ impl<'p> Gen<'p> {
                 _ => None,
             };
             self.pending = None;
+            if let (Exp::Map { w, lam, arrs }, Some(_)) = (&s.exp, fuse) {
+                if !used_after(body, k + 2, s.pat[0].var) {
+                    // Only the reduction reads the mapped values: never store them.
+                    self.redomap(b, w, lam, arrs, &body.stms[k + 1], s.span);
+                    skip = true;
+                    continue;
+                }
+            }
             if let (Exp::Map { w, lam, arrs }, Some(f)) = (&s.exp, fuse) {
                 let pat: Vec<LocalId> = s.pat.iter().map(|p| self.bind(p, s.span)).collect();
                 self.map(b, w, lam, arrs, &s.pat, &pat, s.span, Some((f.0, &f.1)));
@@ -1414,6 +1426,53 @@ impl<'p> Gen<'p> {
         });
     }
 
+    /// `let r = reduce op ne (map f arrs)` (the statement `red`) when nothing else reads the
+    /// mapped array: the vector loop folds `f`'s lanes into accumulators, the scalar tail folds
+    /// each `f x` into `r`, and the array is never allocated.
+    fn redomap(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        w: &Atom,
+        lam: &Lambda,
+        arrs: &[Var],
+        red: &ir::Stm,
+        span: Span,
+    ) {
+        let Exp::Reduce { lam: rlam, neutral, .. } = &red.exp else {
+            return self.stm(b, red);
+        };
+        let acc = self.bind(&red.pat[0], red.span);
+        let wl = self.i64_local(b, w);
+        self.check_width(b, wl, w, arrs, "map", span);
+        self.assign(b, &[acc], neutral);
+        let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
+        let rps: Vec<LocalId> = rlam.params.iter().map(|p| self.bind(p, red.span)).collect();
+        let mut start = None;
+        if let Some((op, l)) = super::simd::simple_reduce(rlam) {
+            if let Some((nvec, Some(vacc))) =
+                self.simd_map(b, wl, lam, arrs, &[], Some((op, &neutral[0])))
+            {
+                self.hfold_lanes(b, vacc, acc, op, l);
+                start = Some(nvec);
+            }
+        }
+        let mark = self.tmp(ValType::I32);
+        let hp = self.hp;
+        self.for_step(b, start, wl, 1, |g, b, j| {
+            b.global_get(hp).local_set(mark);
+            for (p, a) in ps.iter().zip(arrs) {
+                g.bind_row(b, *p, *a, j);
+            }
+            g.body(b, &lam.body);
+            b.local_get(acc).local_set(rps[0]);
+            g.push_atom(b, &lam.body.result[0]);
+            b.local_set(rps[1]);
+            g.body(b, &rlam.body);
+            g.assign(b, &[acc], &rlam.body.result);
+            b.local_get(mark).global_set(hp);
+        });
+    }
+
     /// `reduce` (no `scan_pat`) or `scan` (an output array per value).
     #[allow(clippy::too_many_arguments)]
     fn fold(
@@ -1653,4 +1712,15 @@ fn replace_nth_hole(s: &str, n: usize, with: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Is `v` read by the statements of `body` from index `from` on, or by its result?
+fn used_after(body: &Body, from: usize, v: Var) -> bool {
+    let mut rest = Body {
+        stms: body.stms.get(from..).unwrap_or_default().to_vec(),
+        result: body.result.clone(),
+    };
+    let mut used = false;
+    crate::ad::walk::body_vars(&mut rest, &mut |x, binder| used |= !binder && *x == v);
+    used
 }

@@ -56,6 +56,9 @@ impl Lane {
     }
 }
 
+/// Independent vector accumulators of a fused map-reduce that stores nothing.
+const UNROLL: usize = 4;
+
 /// A binary operator the vector path supports, with its vector instruction.
 fn vbinop(op: BinOp, l: Lane) -> Option<B> {
     Some(match (op, l) {
@@ -312,35 +315,82 @@ impl Gen<'_> {
         {
             return None;
         }
+        let lanes = l.count();
         let nvec = self.tmp(ValType::I64);
-        b.local_get(w).i64_const(-l.count()).binop(B::I64And).local_set(nvec);
-        let acc = fuse.map(|(_, neutral)| {
-            let acc = self.tmp(ValType::V128);
-            self.push_atom(b, neutral);
-            b.unop(l.splat()).local_set(acc);
-            acc
-        });
+        b.local_get(w).i64_const(-lanes).binop(B::I64And).local_set(nvec);
+        // A reduction that stores nothing is bound by the latency of its vector operator: keep
+        // `UNROLL` independent accumulators, combined after the loop.
+        let unroll = if fuse.is_some() && outs.is_empty() { UNROLL } else { 1 };
+        let accs: Vec<LocalId> = match fuse {
+            Some((_, neutral)) => (0..unroll)
+                .map(|_| {
+                    let acc = self.tmp(ValType::V128);
+                    self.push_atom(b, neutral);
+                    b.unop(l.splat()).local_set(acc);
+                    acc
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let op = fuse.map(|(op, _)| op);
         let bases: Vec<LocalId> = arrs.iter().map(|a| self.local(*a)).collect();
-        self.for_step(b, None, nvec, l.count(), |g, b, j| {
-            let mut vars = HashMap::new();
-            for (p, base) in lam.params.iter().zip(&bases) {
-                let v = g.tmp(ValType::V128);
-                g.vaddr(b, *base, j, t);
-                b.load(g.mem, LoadKind::V128, mem_arg()).local_set(v);
-                vars.insert(p.var, v);
-            }
-            let rs = g.vbody(b, lam, l, &mut vars);
-            for (out, r) in outs.iter().zip(&rs) {
-                g.vaddr(b, *out, j, t);
-                b.local_get(*r).store(g.mem, StoreKind::V128, mem_arg());
-            }
-            if let (Some(acc), Some((op, _)), Some(r)) = (acc, fuse, rs.first()) {
-                b.local_get(acc).local_get(*r);
-                g.emit_vbinop(b, op, l);
-                b.local_set(acc);
-            }
+        let mut start = None;
+        if unroll > 1 {
+            let nbig = self.tmp(ValType::I64);
+            b.local_get(w).i64_const(-lanes * unroll as i64).binop(B::I64And).local_set(nbig);
+            self.for_step(b, None, nbig, lanes * unroll as i64, |g, b, j| {
+                for (u, acc) in accs.iter().enumerate() {
+                    let ju = g.tmp(ValType::I64);
+                    b.local_get(j).i64_const(lanes * u as i64).binop(B::I64Add).local_set(ju);
+                    g.vstep(b, ju, lam, l, t, &bases, outs, op.map(|op| (op, *acc)));
+                }
+            });
+            start = Some(nbig);
+        }
+        self.for_step(b, start, nvec, lanes, |g, b, j| {
+            g.vstep(b, j, lam, l, t, &bases, outs, op.zip(accs.first().copied()));
         });
-        Some((nvec, acc))
+        if let Some(op) = op {
+            for acc in &accs[1..] {
+                b.local_get(accs[0]).local_get(*acc);
+                self.emit_vbinop(b, op, l);
+                b.local_set(accs[0]);
+            }
+        }
+        Some((nvec, accs.first().copied()))
+    }
+
+    /// One step of a vector map loop at index `j`: load the lanes, run the body, store the
+    /// results into `outs`, and fold the first result into `acc`.
+    #[allow(clippy::too_many_arguments)]
+    fn vstep(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        j: LocalId,
+        lam: &Lambda,
+        l: Lane,
+        t: PrimType,
+        bases: &[LocalId],
+        outs: &[LocalId],
+        acc: Option<(BinOp, LocalId)>,
+    ) {
+        let mut vars = HashMap::new();
+        for (p, base) in lam.params.iter().zip(bases) {
+            let v = self.tmp(ValType::V128);
+            self.vaddr(b, *base, j, t);
+            b.load(self.mem, LoadKind::V128, mem_arg()).local_set(v);
+            vars.insert(p.var, v);
+        }
+        let rs = self.vbody(b, lam, l, &mut vars);
+        for (out, r) in outs.iter().zip(&rs) {
+            self.vaddr(b, *out, j, t);
+            b.local_get(*r).store(self.mem, StoreKind::V128, mem_arg());
+        }
+        if let (Some((op, acc)), Some(r)) = (acc, rs.first()) {
+            b.local_get(acc).local_get(*r);
+            self.emit_vbinop(b, op, l);
+            b.local_set(acc);
+        }
     }
 
     /// The vector loop of `reduce op neutral xs` for a rank-1 `xs`: leaves the partial result in
