@@ -42,3 +42,28 @@ entry sum_f64 (xs: []f64) : f64 = f64.sum (map (* 2) xs)
 entry squares_and_sum (xs: []i32) : ([]i32, i32) =
   let sq = map (\x -> x * x) xs
   in (sq, i32.sum sq)
+
+-- Matrix products are register-blocked: four rows of `b` at a time, then the remaining rows;
+-- each dot product's length has a vector part and a scalar tail.
+-- ==
+-- entry: matmul
+-- input { [[1f32, 2f32, 3f32, 4f32, 5f32, 6f32], [0f32, 1f32, 0f32, 1f32, 0f32, 1f32]]
+--         [[1f32, 0f32, 0f32, 0f32, 0f32], [0f32, 1f32, 0f32, 0f32, 0f32], [0f32, 0f32, 1f32, 0f32, 0f32],
+--          [0f32, 0f32, 0f32, 1f32, 0f32], [0f32, 0f32, 0f32, 0f32, 1f32], [1f32, 1f32, 1f32, 1f32, 1f32]] }
+-- output { [[7f32, 8f32, 9f32, 10f32, 11f32], [1f32, 2f32, 1f32, 2f32, 1f32]] }
+-- input { empty([0][3]f32) [[1f32], [2f32], [3f32]] }
+-- output { empty([0][1]f32) }
+-- input { [[1f32, 2f32]] empty([2][0]f32) }
+-- output { [empty([0]f32)] }
+entry matmul [n][m][p] (a: [n][m]f32) (b: [m][p]f32) : [n][p]f32 =
+  map (\row -> map (\col -> f32.sum (map2 (*) row col)) (transpose b)) a
+
+-- The blocked rows may appear more than once in the inner map, beside free arrays and scalars.
+-- ==
+-- entry: weighted_norms
+-- input { [1f32, 2f32, 3f32, 4f32, 5f32] 2f32
+--         [[1f32, 1f32, 1f32, 1f32, 1f32], [1f32, 0f32, 0f32, 0f32, 2f32], [0f32, 0f32, 0f32, 0f32, 0f32],
+--          [1f32, 2f32, 3f32, 4f32, 5f32], [3f32, 0f32, 0f32, 0f32, 0f32], [0f32, 0f32, 1f32, 0f32, 0f32]] }
+-- output { [17f32, 23f32, 2f32, 227f32, 11f32, 5f32] }
+entry weighted_norms (w: []f32) (s: f32) (rows: [][]f32) : []f32 =
+  map (\r -> f32.sum (map2 (\x wx -> x * x * wx + s / 5) r w)) rows

@@ -185,7 +185,7 @@ impl<'p> Gen<'p> {
         (self.sites.len() - 1) as i32
     }
 
-    fn bind(&mut self, p: &Param, span: Span) -> LocalId {
+    pub(super) fn bind(&mut self, p: &Param, span: Span) -> LocalId {
         let _ = span;
         let vt = match p.ty {
             Type::Prim(t) => val_type(t),
@@ -248,7 +248,7 @@ impl<'p> Gen<'p> {
         super::scalar::to_i64(b, t);
     }
 
-    fn i64_local(&mut self, b: &mut InstrSeqBuilder, a: &Atom) -> LocalId {
+    pub(super) fn i64_local(&mut self, b: &mut InstrSeqBuilder, a: &Atom) -> LocalId {
         if let Atom::Var(v) = a {
             if self.atom_type(a) == PrimType::I64 {
                 return self.local(*v);
@@ -498,7 +498,7 @@ impl<'p> Gen<'p> {
 
     // ---- bodies and statements ----
 
-    fn body(&mut self, b: &mut InstrSeqBuilder, body: &Body) {
+    pub(super) fn body(&mut self, b: &mut InstrSeqBuilder, body: &Body) {
         let mut skip = false;
         for (k, s) in body.stms.iter().enumerate() {
             if std::mem::take(&mut skip) {
@@ -1268,7 +1268,7 @@ impl<'p> Gen<'p> {
     }
 
     /// Check that each array has outer size `w`, as the interpreter does.
-    fn check_width(
+    pub(super) fn check_width(
         &mut self,
         b: &mut InstrSeqBuilder,
         w: LocalId,
@@ -1303,7 +1303,7 @@ impl<'p> Gen<'p> {
     }
 
     /// Bind `p` to row `j` of array `arr`: a scalar load, or a pointer to the row.
-    fn bind_row(&mut self, b: &mut InstrSeqBuilder, p: LocalId, arr: Var, j: LocalId) {
+    pub(super) fn bind_row(&mut self, b: &mut InstrSeqBuilder, p: LocalId, arr: Var, j: LocalId) {
         let t = self.var_type(arr);
         let base = self.local(arr);
         let elem = t.elem();
@@ -1402,7 +1402,15 @@ impl<'p> Gen<'p> {
         let mut start = None;
         if outs.iter().all(|o| o.1.is_none()) {
             let ptrs: Vec<LocalId> = outs.iter().map(|o| o.0).collect();
-            if let Some((nvec, acc)) = self.simd_map(b, wl, lam, arrs, &ptrs, fuse) {
+            let blocked = match (ptrs.as_slice(), ps.as_slice()) {
+                ([out], [param]) if fuse.is_none() => {
+                    self.simd_blocked_map(b, wl, lam, arrs, *out, *param, span)
+                }
+                _ => None,
+            };
+            if blocked.is_some() {
+                start = blocked;
+            } else if let Some((nvec, acc)) = self.simd_map(b, wl, lam, arrs, &ptrs, fuse) {
                 start = Some(nvec);
                 if let (Some(acc), Some(p)) = (acc, pat_params.first()) {
                     self.pending = Some((p.var, nvec, acc));

@@ -56,6 +56,9 @@ impl Lane {
     }
 }
 
+/// Rows reduced at once by `simd_blocked_map`.
+const COLS: usize = 4;
+
 /// Independent vector accumulators of a fused map-reduce that stores nothing.
 const UNROLL: usize = 4;
 
@@ -358,6 +361,139 @@ impl Gen<'_> {
             }
         }
         Some((nvec, accs.first().copied()))
+    }
+
+    /// Register blocking of a matrix-product-shaped map: `map (\col -> reduce op ne (map f xs..
+    /// col ..)) rows` where the inner map is vectorisable and its other arrays are free. `COLS`
+    /// rows of `rows` are reduced at once, so each vector of the free arrays is loaded once for
+    /// all of them and the `COLS` accumulators are independent. `col` is `param` (its local);
+    /// `out` receives the results. Returns where the ordinary loop takes over, or `None` if the
+    /// map does not have this shape.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn simd_blocked_map(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        w: LocalId,
+        lam: &Lambda,
+        arrs: &[Var],
+        out: LocalId,
+        param: LocalId,
+        span: crate::diag::Span,
+    ) -> Option<LocalId> {
+        let ([rows], [col]) = (arrs, lam.params.as_slice()) else { return None };
+        let [inner, red] = lam.body.stms.as_slice() else { return None };
+        let Exp::Map { w: iw, lam: ilam, arrs: iarrs } = &inner.exp else { return None };
+        let Exp::Reduce { w: rw, lam: rlam, neutral, arrs: rarrs, .. } = &red.exp else {
+            return None;
+        };
+        let (op, l) = simple_reduce(rlam)?;
+        let t = *match ilam.ret.as_slice() {
+            [Type::Prim(t)] => t,
+            _ => return None,
+        };
+        let shape_ok = iw == rw
+            && inner.pat.len() == 1
+            && rarrs.as_slice() == [inner.pat[0].var]
+            && red.pat.len() == 1
+            && matches!(lam.body.result.as_slice(), [Atom::Var(r)] if *r == red.pat[0].var)
+            && matches!(neutral.as_slice(), [Atom::Const(_)] | [Atom::Var(_)])
+            && iarrs.contains(&col.var)
+            && self.var_type(*rows).rank() == 2
+            && iarrs.iter().all(|a| {
+                let ty = if *a == col.var { col.ty.clone() } else { self.var_type(*a) };
+                ty.rank() == 1 && ty.elem() == t
+            })
+            && matches!(iw, Atom::Var(v) if *v != col.var);
+        if !self.opts.simd || !shape_ok || Lane::of(t) != Some(l) || !self.vectorizable(ilam, l, t)
+        {
+            return None;
+        }
+        let lanes = l.count();
+        let m = self.i64_local(b, iw);
+        let nvec = self.tmp(ValType::I64);
+        b.local_get(m).i64_const(-lanes).binop(B::I64And).local_set(nvec);
+        let nblk = self.tmp(ValType::I64);
+        b.local_get(w).i64_const(-(COLS as i64)).binop(B::I64And).local_set(nblk);
+        let cols: Vec<LocalId> = (0..COLS).map(|_| self.tmp(ValType::I32)).collect();
+        let accs: Vec<LocalId> = (0..COLS).map(|_| self.tmp(ValType::V128)).collect();
+        let sums: Vec<LocalId> = (0..COLS).map(|_| self.tmp(super::emit::val_type(t))).collect();
+        let ips: Vec<LocalId> = ilam.params.iter().map(|p| self.bind(p, span)).collect();
+        let rps: Vec<LocalId> = rlam.params.iter().map(|p| self.bind(p, span)).collect();
+        let free: Vec<(Var, LocalId)> = ilam
+            .params
+            .iter()
+            .zip(iarrs)
+            .filter(|(_, a)| **a != col.var)
+            .map(|(p, a)| (p.var, self.local(*a)))
+            .collect();
+        let at_col: Vec<Var> = ilam
+            .params
+            .iter()
+            .zip(iarrs)
+            .filter(|(_, a)| **a == col.var)
+            .map(|(p, _)| p.var)
+            .collect();
+        self.for_step(b, None, nblk, COLS as i64, |g, b, jc| {
+            for (c, cl) in cols.iter().enumerate() {
+                let j = g.tmp(ValType::I64);
+                b.local_get(jc).i64_const(c as i64).binop(B::I64Add).local_set(j);
+                g.bind_row(b, *cl, *rows, j);
+            }
+            // The inner map's width check, as the ordinary loop makes it for every row.
+            b.local_get(cols[0]).local_set(param);
+            g.check_width(b, m, iw, iarrs, "map", span);
+            for acc in &accs {
+                g.push_atom(b, &neutral[0]);
+                b.unop(l.splat()).local_set(*acc);
+            }
+            g.for_step(b, None, nvec, lanes, |g, b, k| {
+                let mut shared = HashMap::new();
+                for (p, base) in &free {
+                    let v = g.tmp(ValType::V128);
+                    g.vaddr(b, *base, k, t);
+                    b.load(g.mem, LoadKind::V128, mem_arg()).local_set(v);
+                    shared.insert(*p, v);
+                }
+                for (cl, acc) in cols.iter().zip(&accs) {
+                    let mut vars = shared.clone();
+                    let v = g.tmp(ValType::V128);
+                    g.vaddr(b, *cl, k, t);
+                    b.load(g.mem, LoadKind::V128, mem_arg()).local_set(v);
+                    for p in &at_col {
+                        vars.insert(*p, v);
+                    }
+                    let rs = g.vbody(b, ilam, l, &mut vars);
+                    b.local_get(*acc).local_get(rs[0]);
+                    g.emit_vbinop(b, op, l);
+                    b.local_set(*acc);
+                }
+            });
+            for (c, ((cl, acc), sum)) in cols.iter().zip(&accs).zip(&sums).enumerate() {
+                g.push_atom(b, &neutral[0]);
+                b.local_set(*sum);
+                g.hfold_lanes(b, *acc, *sum, op, l);
+                // The scalar tail of this row, through the ordinary code with `col` bound to it.
+                b.local_get(*cl).local_set(param);
+                g.for_step(b, Some(nvec), m, 1, |g, b, k| {
+                    for (p, a) in ips.iter().zip(iarrs) {
+                        g.bind_row(b, *p, *a, k);
+                    }
+                    g.body(b, &ilam.body);
+                    b.local_get(*sum).local_set(rps[0]);
+                    g.push_atom(b, &ilam.body.result[0]);
+                    b.local_set(rps[1]);
+                    g.body(b, &rlam.body);
+                    g.push_atom(b, &rlam.body.result[0]);
+                    b.local_set(*sum);
+                });
+                let j = g.tmp(ValType::I64);
+                b.local_get(jc).i64_const(c as i64).binop(B::I64Add).local_set(j);
+                g.elem_addr(b, out, j, t);
+                b.local_get(*sum);
+                g.store(b, t);
+            }
+        });
+        Some(nblk)
     }
 
     /// One step of a vector map loop at index `j`: load the lanes, run the body, store the
