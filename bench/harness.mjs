@@ -9,9 +9,9 @@ import { load } from '../runtime/js/ogham.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The CLI: $OGHAM if set, else the debug build, else `cargo run`. */
+/** The CLI: $OGHAM if set, else the debug build (in $CARGO_TARGET_DIR if set), else `cargo run`. */
 function ogham(args) {
-  const bin = process.env.OGHAM ?? path.join(root, 'target/debug/ogham');
+  const bin = process.env.OGHAM ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'debug/ogham');
   if (existsSync(bin)) {
     execFileSync(bin, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   } else {
@@ -53,28 +53,4 @@ export async function loadPeers() {
   };
 }
 
-/** The largest relative difference between two flat result lists (relative to max |b|). */
-export function maxRelDiff(as, bs) {
-  let worst = 0;
-  for (let j = 0; j < as.length; j++) {
-    const a = as[j];
-    const b = bs[j];
-    if (a.length !== b.length) return Infinity;
-    let scale = 1e-30;
-    for (let i = 0; i < b.length; i++) scale = Math.max(scale, Math.abs(Number(b[i])));
-    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(Number(a[i]) - Number(b[i])) / scale);
-  }
-  return worst;
-}
-
-/** The fraction of elements that differ at all (for integer results such as escape counts). */
-export function mismatchFraction(as, bs) {
-  let bad = 0;
-  let total = 0;
-  for (let j = 0; j < as.length; j++) {
-    if (as[j].length !== bs[j].length) return 1;
-    for (let i = 0; i < as[j].length; i++) bad += Number(as[j][i]) !== Number(bs[j][i]) ? 1 : 0;
-    total += as[j].length;
-  }
-  return total ? bad / total : 0;
-}
+export { maxRelDiff, mismatchFraction, agreement, timeRuns } from './common.mjs';

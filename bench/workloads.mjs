@@ -1,8 +1,11 @@
 // The benchmark workloads: for each, its inputs (deterministic pseudo-random data), the Ogham
 // program (examples/bench/) and entry point, and the same computation written idiomatically for
-// TensorFlow.js (wasm backend) and jax-js (wasm device). Every implementation goes from JS typed
-// arrays to JS typed arrays, so that the timings compare like with like: inputs are uploaded to
-// the library, the computation runs, and the results are read back.
+// TensorFlow.js and jax-js. Every implementation goes from JS typed arrays to JS typed arrays, so
+// that the timings compare like with like: inputs are uploaded to the library, the computation
+// runs, and the results are read back. The same code runs in Node (Ogham's wasm modules through
+// runtime/js/ogham.mjs, TF.js's wasm backend, jax-js's wasm device) and in a browser page
+// (Ogham's `webgpu` backend through the npm package, TF.js's webgpu backend, jax-js's webgpu
+// device): nothing here imports a module.
 
 /** Deterministic f32 data in [lo, hi) (mulberry32). */
 export function randomF32(n, seed, lo = 0, hi = 1) {
@@ -20,6 +23,20 @@ export function randomF32(n, seed, lo = 0, hi = 1) {
 
 const arr = (shape, data) => ({ shape, data });
 
+// Ogham's results as flat typed arrays: runtime/js/ogham.mjs returns a scalar as a number and an
+// array as {shape, data}; the npm package returns {type, shape, data} for both.
+const flat = (rs) => rs.map((r) => (typeof r === 'object' ? r.data : Float32Array.of(r)));
+
+// TF.js tensors read back asynchronously (on webgpu a synchronous read stalls the GPU pipeline),
+// then freed.
+async function tfRead(ts) {
+  try {
+    return await Promise.all(ts.map((t) => t.data()));
+  } finally {
+    for (const t of ts) t.dispose();
+  }
+}
+
 // jax-js arrays are reference counted: every function takes ownership of its arguments, so a
 // value used twice is passed as `x.ref` the first time.
 const jaxArray = (np, data, shape) => np.array(data).reshape(shape);
@@ -28,7 +45,8 @@ const jaxArray = (np, data, shape) => np.array(data).reshape(shape);
  * Each workload: `name`, `file` (under examples/bench/), `simd` (whether the non-SIMD build is
  * measured too), `sizes` (full and smoke), `setup(size)` → inputs, `work(size, inputs)` → {flops}
  * or {bytes} for the rate, and the three implementations, each `(lib, inputs) → Promise<Float32Array
- * | Int32Array | [...]>` (flat results, several for gradients).
+ * | Int32Array | [...]>` (flat results, several for gradients). `ogham` gets a loaded program whose
+ * `run(entry, args)` may return its results or a promise of them.
  */
 export const workloads = [
   ...[256, 512, 1024].map((n) => ({
@@ -38,9 +56,9 @@ export const workloads = [
     size: { full: { n }, smoke: { n: Math.min(n, 33) } },
     setup: ({ n }) => ({ n, a: randomF32(n * n, 1, -1, 1), b: randomF32(n * n, 2, -1, 1) }),
     work: ({ n }) => ({ flops: 2 * n * n * n }),
-    ogham: (p, { n, a, b }) => p.run('main', [arr([n, n], a), arr([n, n], b)]).map((r) => r.data),
+    ogham: async (p, { n, a, b }) => flat(await p.run('main', [arr([n, n], a), arr([n, n], b)])),
     tf: (tf, { n, a, b }) =>
-      tf.tidy(() => [tf.matMul(tf.tensor2d(a, [n, n]), tf.tensor2d(b, [n, n])).dataSync()]),
+      tfRead(tf.tidy(() => [tf.matMul(tf.tensor2d(a, [n, n]), tf.tensor2d(b, [n, n]))])),
     jax: async ({ np }, { n, a, b }) => [await np.matmul(jaxArray(np, a, [n, n]), jaxArray(np, b, [n, n])).data()],
   })),
   {
@@ -50,8 +68,8 @@ export const workloads = [
     size: { full: { n: 1 << 22 }, smoke: { n: 1001 } },
     setup: ({ n }) => ({ n, x: randomF32(n, 3, -1, 1), y: randomF32(n, 4, -1, 1) }),
     work: ({ n }) => ({ bytes: 8 * n }),
-    ogham: (p, { n, x, y }) => [new Float32Array([p.run('main', [arr([n], x), arr([n], y)])[0]])],
-    tf: (tf, { x, y }) => tf.tidy(() => [tf.dot(tf.tensor1d(x), tf.tensor1d(y)).dataSync()]),
+    ogham: async (p, { n, x, y }) => flat(await p.run('main', [arr([n], x), arr([n], y)])),
+    tf: (tf, { x, y }) => tfRead(tf.tidy(() => [tf.dot(tf.tensor1d(x), tf.tensor1d(y))])),
     jax: async ({ np }, { x, y }) => [await np.dot(np.array(x), np.array(y)).data()],
   },
   {
@@ -61,8 +79,8 @@ export const workloads = [
     size: { full: { n: 1 << 22 }, smoke: { n: 1001 } },
     setup: ({ n }) => ({ n, x: randomF32(n, 5, 0, 1) }),
     work: ({ n }) => ({ bytes: 8 * n }),
-    ogham: (p, { n, x }) => p.run('main', [arr([n], x)]).map((r) => r.data),
-    tf: (tf, { x }) => tf.tidy(() => [tf.cumsum(tf.tensor1d(x)).dataSync()]),
+    ogham: async (p, { n, x }) => flat(await p.run('main', [arr([n], x)])),
+    tf: (tf, { x }) => tfRead(tf.tidy(() => [tf.cumsum(tf.tensor1d(x))])),
     jax: async ({ np }, { x }) => [await np.cumsum(np.array(x)).data()],
   },
   {
@@ -72,8 +90,8 @@ export const workloads = [
     size: { full: { n: 1024, m: 1024 }, smoke: { n: 7, m: 37 } },
     setup: ({ n, m }) => ({ n, m, x: randomF32(n * m, 6, -4, 4) }),
     work: ({ n, m }) => ({ bytes: 8 * n * m }),
-    ogham: (p, { n, m, x }) => p.run('main', [arr([n, m], x)]).map((r) => r.data),
-    tf: (tf, { n, m, x }) => tf.tidy(() => [tf.softmax(tf.tensor2d(x, [n, m])).dataSync()]),
+    ogham: async (p, { n, m, x }) => flat(await p.run('main', [arr([n, m], x)])),
+    tf: (tf, { n, m, x }) => tfRead(tf.tidy(() => [tf.softmax(tf.tensor2d(x, [n, m]))])),
     jax: async ({ np, nn, jit }, { n, m, x }, cache) => {
       cache.f ??= jit((a) => nn.softmax(a, -1));
       return [await cache.f(jaxArray(np, x, [n, m])).data()];
@@ -86,12 +104,12 @@ export const workloads = [
     size: { full: { n: 1 << 22, k: 256 }, smoke: { n: 1001, k: 16 } },
     setup: ({ n, k }) => ({ n, k, x: randomF32(n, 7, 0, 1) }),
     work: ({ n }) => ({ bytes: 4 * n }),
-    ogham: (p, { n, k, x }) => p.run('main', [BigInt(k), arr([n], x)]).map((r) => r.data),
+    ogham: async (p, { n, k, x }) => flat(await p.run('main', [BigInt(k), arr([n], x)])),
     tf: (tf, { k, x }) =>
-      tf.tidy(() => {
+      tfRead(tf.tidy(() => {
         const bins = tf.clipByValue(tf.floor(tf.mul(tf.tensor1d(x), k)), 0, k - 1).toInt();
-        return [tf.bincount(bins, tf.tensor1d([], 'int32'), k).dataSync()];
-      }),
+        return [tf.bincount(bins, tf.tensor1d([], 'int32'), k)];
+      })),
     // jax-js has no scatter-add (`.at[].add`) or bincount: counting with a one-hot matrix is
     // the idiomatic JAX formulation without them.
     jax: async ({ np, nn, jit }, { k, x }, cache) => {
@@ -122,9 +140,9 @@ export const workloads = [
     },
     // Rate: one iteration of one point counted as 10 flops (3 multiplies, 4 adds, a compare...).
     work: ({ w, h, limit }) => ({ flops: 10 * w * h * limit, approx: true }),
-    ogham: (p, { w, h, limit }) => p.run('main', [BigInt(w), BigInt(h), limit]).map((r) => r.data),
+    ogham: async (p, { w, h, limit }) => flat(await p.run('main', [BigInt(w), BigInt(h), limit])),
     tf: (tf, { limit, cx, cy }) =>
-      tf.tidy(() => {
+      tfRead(tf.tidy(() => {
         const ca = tf.tensor1d(cx);
         const cb = tf.tensor1d(cy);
         let x = tf.zerosLike(ca);
@@ -139,8 +157,8 @@ export const workloads = [
           x = tf.where(active, nx, x);
           y = tf.where(active, ny, y);
         }
-        return [count.dataSync()];
-      }),
+        return [count];
+      })),
     jax: async ({ np, jit }, { limit, cx, cy }, cache) => {
       cache.f ??= jit((ca, cb) => {
         let x = np.zerosLike(ca.ref);
@@ -172,11 +190,11 @@ export const workloads = [
     size: { full: { n: 1 << 16, d: 16, k: 32 }, smoke: { n: 300, d: 5, k: 7 } },
     setup: ({ n, d, k }) => ({ n, d, k, pts: randomF32(n * d, 8, 0, 10), cs: randomF32(k * d, 9, 0, 10) }),
     work: ({ n, d, k }) => ({ flops: 3 * n * k * d + 2 * n * d }),
-    ogham: (p, { n, d, k, pts, cs }) => p.run('main', [arr([n, d], pts), arr([k, d], cs)]).map((r) => r.data),
+    ogham: async (p, { n, d, k, pts, cs }) => flat(await p.run('main', [arr([n, d], pts), arr([k, d], cs)])),
     // Squared distances expanded as |p|² - 2 p·c + |c|² (one matmul); cluster sums as a one-hot
     // matrix times the points.
     tf: (tf, { n, d, k, pts, cs }) =>
-      tf.tidy(() => {
+      tfRead(tf.tidy(() => {
         const p = tf.tensor2d(pts, [n, d]);
         const c = tf.tensor2d(cs, [k, d]);
         const d2 = tf.add(
@@ -187,8 +205,8 @@ export const workloads = [
         const counts = tf.sum(onehot, 0);
         const sums = tf.matMul(onehot, p, true, false);
         const mean = tf.div(sums, tf.maximum(counts, 1).expandDims(1));
-        return [tf.where(tf.greater(counts, 0).expandDims(1).tile([1, d]), mean, c).dataSync()];
-      }),
+        return [tf.where(tf.greater(counts, 0).expandDims(1).tile([1, d]), mean, c)];
+      })),
     jax: async ({ np, nn, jit }, { n, d, k, pts, cs }, cache) => {
       cache.f ??= jit((p, c) => {
         const d2 = np
@@ -218,10 +236,10 @@ export const workloads = [
     }),
     // The objective's forward pass is about 6 n K d flops; reverse mode about three times that.
     work: ({ n, K, d }) => ({ flops: 18 * n * K * d, approx: true }),
-    ogham: (p, { n, K, d, xs, alphas, means, icf }) =>
-      p.run('main', [arr([n, d], xs), arr([K], alphas), arr([K, d], means), arr([K, d], icf)]).map((r) => r.data),
+    ogham: async (p, { n, K, d, xs, alphas, means, icf }) =>
+      flat(await p.run('main', [arr([n, d], xs), arr([K], alphas), arr([K, d], means), arr([K, d], icf)])),
     tf: (tf, { n, K, d, xs, alphas, means, icf }) =>
-      tf.tidy(() => {
+      tfRead(tf.tidy(() => {
         const x = tf.tensor2d(xs, [n, d]);
         const c = -n * d * 0.5 * Math.log(2 * Math.PI);
         const f = (a, mu, q) => {
@@ -230,9 +248,8 @@ export const workloads = [
           const prior = tf.mul(tf.sum(tf.exp(tf.mul(q, 2))), 0.5);
           return tf.add(tf.sub(tf.add(tf.sum(tf.logSumExp(lik, 1)), c), tf.mul(tf.logSumExp(a), n)), prior);
         };
-        const gs = tf.grads(f)([tf.tensor1d(alphas), tf.tensor2d(means, [K, d]), tf.tensor2d(icf, [K, d])]);
-        return gs.map((g) => g.dataSync());
-      }),
+        return tf.grads(f)([tf.tensor1d(alphas), tf.tensor2d(means, [K, d]), tf.tensor2d(icf, [K, d])]);
+      })),
     jax: async ({ np, nn, jit, grad }, { n, K, d, xs, alphas, means, icf }, cache) => {
       const c = -n * d * 0.5 * Math.log(2 * Math.PI);
       cache.f ??= jit(
@@ -270,12 +287,10 @@ export const workloads = [
     },
     // Forward 2 n (i h + h k) flops, reverse mode twice that again.
     work: ({ n, i, h, k }) => ({ flops: 6 * n * (i * h + h * k), approx: true }),
-    ogham: (p, { n, i, h, k, xs, ys, w1, b1, w2, b2 }) =>
-      p
-        .run('main', [arr([n, i], xs), arr([n, k], ys), arr([h, i], w1), arr([h], b1), arr([k, h], w2), arr([k], b2)])
-        .map((r) => r.data),
+    ogham: async (p, { n, i, h, k, xs, ys, w1, b1, w2, b2 }) =>
+      flat(await p.run('main', [arr([n, i], xs), arr([n, k], ys), arr([h, i], w1), arr([h], b1), arr([k, h], w2), arr([k], b2)])),
     tf: (tf, { n, i, h, k, xs, ys, w1, b1, w2, b2 }) =>
-      tf.tidy(() => {
+      tfRead(tf.tidy(() => {
         const x = tf.tensor2d(xs, [n, i]);
         const y = tf.tensor2d(ys, [n, k]);
         const f = (W1, B1, W2, B2) => {
@@ -283,9 +298,8 @@ export const workloads = [
           const lp = tf.logSoftmax(tf.add(tf.matMul(hid, W2, false, true), B2));
           return tf.div(tf.neg(tf.sum(tf.mul(y, lp))), n);
         };
-        const gs = tf.grads(f)([tf.tensor2d(w1, [h, i]), tf.tensor1d(b1), tf.tensor2d(w2, [k, h]), tf.tensor1d(b2)]);
-        return gs.map((g) => g.dataSync());
-      }),
+        return tf.grads(f)([tf.tensor2d(w1, [h, i]), tf.tensor1d(b1), tf.tensor2d(w2, [k, h]), tf.tensor1d(b2)]);
+      })),
     jax: async ({ np, nn, jit, grad }, { n, i, h, k, xs, ys, w1, b1, w2, b2 }, cache) => {
       cache.f ??= jit(
         grad((params, x, y) => {

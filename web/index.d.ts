@@ -93,6 +93,45 @@ export function compile(source: string, options?: CompileOptions): CompileResult
 /** Random arguments for `entry`: floats uniform in [0, 1), integers in [0, 100). Throws an
  *  `OghamError` when the program does not compile or has no such entry point. */
 export function randomArgs(source: string, entry: string, options?: RandomArgsOptions): string;
-/** `args`: every argument in Futhark value syntax, e.g. "[1f32, 2f32] 3f32". */
-export function run(source: string, entry: string, args?: string, options?: RunOptions): Promise<Result[]>;
+/**
+ * Compile and run in one call (compiles every time; see `load`). `args`: every argument in
+ * Futhark value syntax, e.g. "[1f32, 2f32] 3f32", or an array of `Arg`s.
+ */
+export function run(source: string, entry: string, args?: string | Arg[], options?: RunOptions): Promise<Result[]>;
+
+/**
+ * One argument of `Program.run`, converted to the entry point's parameter type:
+ * - a number (a float parameter takes any number, an integer one only integers in its range),
+ *   a BigInt (64-bit integers), a boolean;
+ * - a typed array (a one-dimensional array), or `{shape, data}` with `data` a typed array or a
+ *   plain array of numbers in row-major order, optionally with `type` (an `ElemType`, e.g.
+ *   "bool" for a Uint8Array of 0s and 1s); a result of `run` passes back unchanged;
+ * - a (nested, regular) plain array of numbers;
+ * - a string: one value in Futhark's value syntax.
+ * Float data converts to any float type (rounded); integer data to any type that holds each value.
+ */
+export type Arg =
+  | number | bigint | boolean | string | TypedArray | number[] | number[][] | number[][][]
+  | { shape?: number[]; data: TypedArray | number[]; type?: ElemType };
+
+/** A result of `Program.run`: as `Result`, with `text` computed when first read. */
+export type ProgramResult = Result;
+
+/** A program compiled once for one backend: `run` only runs it. */
+export interface Program {
+  readonly entries: string[];
+  readonly backend: 'wasm' | 'interp' | 'webgpu';
+  /** Run an entry point. Rejects with an `OghamError` (argument, run-time or GPU errors). */
+  run(entry: string, args?: Arg[] | string): Promise<ProgramResult[]>;
+  /** Release the compiled module or GPU pipelines now rather than when garbage-collected. */
+  free(): void;
+}
+
+/**
+ * Compile `source` for `options.backend` (default "wasm") once: the wasm module is instantiated,
+ * or the GPU program's pipelines created (opening the GPU). Rejects with an `OghamError` when
+ * the program has errors, WebGPU is missing, or the GPU backend can compile none of its entry
+ * points (an entry point it cannot compile rejects when run).
+ */
+export function load(source: string, options?: RunOptions): Promise<Program>;
 export function version(): string;

@@ -2,6 +2,7 @@
 // compiler's wasm the right way for the host (a file read in Node, a fetch in browsers).
 import initWasm, {
   initSync, compile as compileRaw, run as runRaw, randomArgs as randomArgsRaw, version as versionRaw,
+  load as loadRaw, formatValue,
 } from './pkg/ogham_web.js';
 
 let ready = null;
@@ -48,7 +49,51 @@ export function randomArgs(source, entry, options = {}) {
 /** Run an entry point; resolves to the results, rejects with an Error carrying `diagnostics`. */
 export async function run(source, entry, args = '', options = {}) {
   await init();
-  return runRaw(String(source), String(entry), String(args), options ?? {});
+  return runRaw(String(source), String(entry), typeof args === 'string' ? args : args ?? '', options ?? {});
+}
+
+// A result's `text` is computed when first read: printing millions of elements would cost more
+// than the run that produced them.
+function withText(r) {
+  let text;
+  Object.defineProperty(r, 'text', {
+    get: () => (text ??= formatValue(r)),
+    enumerable: false,
+    configurable: true,
+  });
+  return r;
+}
+
+/** A program compiled once for one backend (from `load`); `run` only runs it. */
+export class Program {
+  #raw;
+
+  constructor(raw) {
+    this.#raw = raw;
+    /** The entry points' names. */
+    this.entries = raw.entries;
+    /** "wasm", "interp" or "webgpu". */
+    this.backend = raw.backend;
+  }
+
+  /** Run `entry`: resolves to the results, rejects with an Error carrying `diagnostics`. */
+  async run(entry, args = []) {
+    if (!this.#raw) throw new Error('ogham: this program was freed');
+    const rs = await this.#raw.run(String(entry), args ?? []);
+    return rs.map(withText);
+  }
+
+  /** Release the compiled program (its wasm instance or GPU pipelines) now. */
+  free() {
+    this.#raw?.free();
+    this.#raw = null;
+  }
+}
+
+/** Compile `source` once for `options.backend`; rejects with an Error carrying `diagnostics`. */
+export async function load(source, options = {}) {
+  await init();
+  return new Program(await loadRaw(String(source), options ?? {}));
 }
 
 export function version() {

@@ -4,6 +4,9 @@
 //! * `run(source, entry, args, {backend})` → a promise of the results, each
 //!   `{type, shape, data, text}` with `data` a typed array; errors reject with an `Error` that
 //!   carries `diagnostics` of the same shape as `compile`'s.
+//! * `load(source, {backend})` → a promise of a [`Program`]: compiled (and, for webgpu, its
+//!   pipelines created) once, so that `program.run(entry, args)` only runs. Arguments may be
+//!   typed arrays with shapes (see `args.rs`), so large inputs never go through text.
 //!
 //! The wasm backend instantiates the generated module with the host's `WebAssembly.instantiate`
 //! and speaks the module's ABI through `ogham_runtime::abi`; the interpreter runs inside this
@@ -11,6 +14,7 @@
 //! (`ogham::backend::wgsl::exec`, the same code as natively) on the browser's WebGPU through
 //! `ogham_runtime::gpu`, awaiting every read-back.
 
+mod args;
 mod pipeline;
 
 use js_sys::{Array, Object, Reflect};
@@ -19,7 +23,7 @@ use ogham::ir::AdMode;
 use ogham::prim::{f16, PrimValue};
 use ogham::value::{text, Value};
 use ogham_runtime::abi::{self, CallError, Word};
-use ogham_runtime::gpu::Gpu;
+use ogham_runtime::gpu::{Gpu, Loaded};
 use std::cell::RefCell;
 use std::ops::Rem;
 use std::rc::Rc;
@@ -117,7 +121,9 @@ fn rejection(ds: &[Diag]) -> JsValue {
     e.into()
 }
 
-fn value_js(v: &Value) -> Object {
+/// A result as `{type, shape, data}`, with `text` (Futhark's value syntax) when `with_text`:
+/// printing millions of elements costs more than the run, so programs leave it to a getter.
+fn value_js(v: &Value, with_text: bool) -> Object {
     let (elem, shape, data): (_, Vec<i64>, &[PrimValue]) = match v {
         Value::Prim(p) => (p.ty(), vec![], std::slice::from_ref(p)),
         Value::Array(a) => (a.elem, a.shape.clone(), &a.data),
@@ -146,7 +152,9 @@ fn value_js(v: &Value) -> Object {
     set(&o, "type", elem.name());
     set(&o, "shape", shape.iter().map(|&d| JsValue::from(d as f64)).collect::<Array>());
     set(&o, "data", data_js);
-    set(&o, "text", text::format_value(v));
+    if with_text {
+        set(&o, "text", text::format_value(v));
+    }
     o
 }
 
@@ -326,35 +334,44 @@ async fn instantiate(m: &wasm::WasmModule) -> Result<JsHost, ogham::Diagnostic> 
     Ok(JsHost { exports, memory })
 }
 
-async fn run_values(
-    source: &str,
-    entry: &str,
-    args: &str,
-    backend: &str,
-) -> Result<Vec<Value>, Vec<Diag>> {
-    let one = |d: &ogham::Diagnostic| vec![pipeline::diag(d, source)];
-    let compiled = pipeline::front_end(source)?;
-    // Argument errors point into the argument text, not the program.
-    let args = text::parse_values(args).map_err(|d| {
-        let mut d = pipeline::diag(&d, "");
-        d.span = None;
-        vec![d]
-    })?;
-    match backend {
-        "interp" => ogham::driver::run_interp(&compiled, entry, &args).map_err(|d| one(&d)),
-        "wasm" => {
-            let m = wasm::compile(&compiled.ir, &wasm::Options::default())
-                .map_err(|ds| ds.iter().map(|d| pipeline::diag(d, source)).collect::<Vec<_>>())?;
-            let mut host = instantiate(&m).await.map_err(|d| one(&d))?;
-            abi::run(&mut host, &m.manifest, entry, &args).map_err(|d| one(&d))
-        }
-        "webgpu" => {
-            let gp = wgsl::compile(&compiled.ir)
-                .map_err(|ds| ds.iter().map(|d| pipeline::diag(d, source)).collect::<Vec<_>>())?;
-            let gpu = gpu().await.map_err(|d| one(&d))?;
-            let loaded = gpu.load_program(gp).await.map_err(|d| one(&d))?;
-            gpu.run_entry(&loaded, entry, &args).await.map_err(|d| one(&d))
-        }
+/// A program compiled for one backend, ready to run many times.
+struct Prepared {
+    source: String,
+    backend: &'static str,
+    /// The entry points' parameter types, which arguments given as JS values are converted to.
+    entries: Vec<ogham::ir::EntryPoint>,
+    exec: Exec,
+}
+
+enum Exec {
+    Interp(Box<ogham::driver::Compiled>),
+    /// The host is borrowed only inside the synchronous `abi::run`, never across an await.
+    Wasm {
+        module: wasm::WasmModule,
+        host: RefCell<JsHost>,
+    },
+    /// The pipelines belong to one device: after a device loss the program is loaded again
+    /// onto the new one.
+    WebGpu {
+        prog: Box<wgsl::GpuProgram>,
+        loaded: RefCell<Option<(Rc<Gpu>, Rc<Loaded>)>>,
+    },
+}
+
+fn diags(ds: &[ogham::Diagnostic], source: &str) -> Vec<Diag> {
+    ds.iter().map(|d| pipeline::diag(d, source)).collect()
+}
+
+fn backend_name(options: &JsValue) -> Result<&'static str, Vec<Diag>> {
+    let name = if options.is_object() {
+        Reflect::get(options, &"backend".into()).ok().and_then(|b| b.as_string())
+    } else {
+        None
+    };
+    match name.as_deref().unwrap_or("wasm") {
+        "wasm" => Ok("wasm"),
+        "interp" => Ok("interp"),
+        "webgpu" => Ok("webgpu"),
         other => Err(vec![Diag {
             message: format!("unknown backend `{other}`"),
             severity: "error",
@@ -363,6 +380,220 @@ async fn run_values(
             hint: Some("backends: `wasm`, `interp`, `webgpu`".into()),
         }]),
     }
+}
+
+/// Compile a checked program for `backend`: the wasm module instantiated, or the GPU program's
+/// pipelines created on the device.
+async fn prepare(
+    source: String,
+    compiled: ogham::driver::Compiled,
+    backend: &'static str,
+) -> Result<Prepared, Vec<Diag>> {
+    let entries = compiled.ir.entries.clone();
+    let exec = match backend {
+        "interp" => Exec::Interp(Box::new(compiled)),
+        "wasm" => {
+            let module = wasm::compile(&compiled.ir, &wasm::Options::default())
+                .map_err(|ds| diags(&ds, &source))?;
+            let host = instantiate(&module).await.map_err(|d| diags(&[d], &source))?;
+            Exec::Wasm { module, host: RefCell::new(host) }
+        }
+        _ => {
+            let prog = wgsl::compile(&compiled.ir).map_err(|ds| diags(&ds, &source))?;
+            let gpu = gpu().await.map_err(|d| diags(&[d], &source))?;
+            let loaded = gpu.load_program(prog.clone()).await.map_err(|d| diags(&[d], &source))?;
+            Exec::WebGpu {
+                prog: Box::new(prog),
+                loaded: RefCell::new(Some((gpu, Rc::new(loaded)))),
+            }
+        }
+    };
+    Ok(Prepared { source, backend, entries, exec })
+}
+
+impl Prepared {
+    fn params(&self, entry: &str) -> Option<&[ogham::ir::EntryType]> {
+        self.entries.iter().find(|e| e.name == entry).map(|e| e.params.as_slice())
+    }
+
+    async fn run(&self, entry: &str, args: &[Value]) -> Result<Vec<Value>, Vec<Diag>> {
+        let one = |d: ogham::Diagnostic| vec![pipeline::diag(&d, &self.source)];
+        match &self.exec {
+            Exec::Interp(c) => ogham::driver::run_interp(c, entry, args).map_err(one),
+            Exec::Wasm { module, host } => {
+                abi::run(&mut *host.borrow_mut(), &module.manifest, entry, args).map_err(one)
+            }
+            Exec::WebGpu { prog, loaded } => {
+                let current = loaded.borrow().clone().filter(|(g, _)| !g.is_lost());
+                let (g, l) = match current {
+                    Some(gl) => gl,
+                    None => {
+                        let g = gpu().await.map_err(one)?;
+                        let l = Rc::new(g.load_program((**prog).clone()).await.map_err(one)?);
+                        *loaded.borrow_mut() = Some((g.clone(), l.clone()));
+                        (g, l)
+                    }
+                };
+                g.run_entry(&l, entry, args).await.map_err(one)
+            }
+        }
+    }
+}
+
+/// An argument error: it points at no place in the program.
+fn arg_error(message: String) -> Vec<Diag> {
+    vec![Diag { message, severity: "error", phase: "value error", span: None, hint: None }]
+}
+
+/// Arguments in Futhark's value syntax.
+fn text_args(t: &str) -> Result<Vec<Value>, Vec<Diag>> {
+    // Argument errors point into the argument text, not the program.
+    text::parse_values(t).map_err(|d| {
+        let mut d = pipeline::diag(&d, "");
+        d.span = None;
+        vec![d]
+    })
+}
+
+/// Elements, with the shape they imply (a nested plain array's).
+type Elements = (args::Data, Option<Vec<i64>>);
+
+/// The elements of a typed array, or of a (nested) plain array of numbers with its shape.
+fn js_data(v: &JsValue) -> Result<Option<Elements>, String> {
+    use args::Data;
+    macro_rules! typed {
+        ($($ty:ty => $variant:ident),*) => {$(
+            if let Some(a) = v.dyn_ref::<$ty>() {
+                return Ok(Some((Data::$variant(a.to_vec()), None)));
+            }
+        )*};
+    }
+    typed! {
+        js_sys::Float32Array => F32, js_sys::Float64Array => F64, js_sys::Int32Array => I32,
+        js_sys::BigInt64Array => I64, js_sys::Uint8Array => U8, js_sys::Int8Array => I8,
+        js_sys::Int16Array => I16, js_sys::Uint16Array => U16, js_sys::Uint32Array => U32,
+        js_sys::BigUint64Array => U64, js_sys::Uint8ClampedArray => U8
+    }
+    if !Array::is_array(v) {
+        return Ok(None);
+    }
+    // A nested plain array: regular, its leaves numbers or booleans.
+    fn walk(
+        v: &JsValue,
+        depth: usize,
+        shape: &mut Vec<i64>,
+        out: &mut Vec<f64>,
+    ) -> Result<(), String> {
+        if Array::is_array(v) {
+            let a: &Array = v.unchecked_ref();
+            let n = a.length() as i64;
+            match shape.get(depth) {
+                Some(&d) if d != n => return Err("the nested arrays are not regular".into()),
+                Some(_) => {}
+                None if depth == shape.len() && out.is_empty() => shape.push(n),
+                None => return Err("the nested arrays are not regular".into()),
+            }
+            for x in a.iter() {
+                walk(&x, depth + 1, shape, out)?;
+            }
+            return Ok(());
+        }
+        if depth != shape.len() {
+            return Err("the nested arrays are not regular".into());
+        }
+        match (v.as_f64(), v.as_bool()) {
+            (Some(x), _) => out.push(x),
+            (_, Some(b)) => out.push(if b { 1.0 } else { 0.0 }),
+            _ => return Err("a plain array may hold only numbers and booleans (use a typed array, e.g. BigInt64Array)".into()),
+        }
+        Ok(())
+    }
+    let (mut shape, mut out) = (Vec::new(), Vec::new());
+    walk(v, 0, &mut shape, &mut out)?;
+    Ok(Some((Data::F64(out), Some(shape))))
+}
+
+/// One argument given as a JS value, for `param` (none past the last parameter).
+fn js_arg(v: &JsValue, param: Option<&ogham::ir::EntryType>) -> Result<Value, String> {
+    if let Some(t) = v.as_string() {
+        let mut vs = text::parse_values(&t).map_err(|d| d.message)?;
+        return match vs.len() {
+            1 => Ok(vs.remove(0)),
+            n => Err(format!("expected one value in Futhark syntax, found {n}")),
+        };
+    }
+    if let Some(b) = v.as_bool() {
+        return args::scalar(args::Scalar::Bool(b), param);
+    }
+    if let Some(x) = v.as_f64() {
+        return args::scalar(args::Scalar::Number(x), param);
+    }
+    if v.is_bigint() {
+        let x = i128::try_from(v.clone()).map_err(|_| "the BigInt does not fit in 64 bits")?;
+        return args::scalar(args::Scalar::BigInt(x), param);
+    }
+    if let Some((data, shape)) = js_data(v)? {
+        return args::array(data, shape, None, param);
+    }
+    if v.is_object() {
+        let field = |k: &str| Reflect::get(v, &k.into()).ok().filter(|x| !x.is_undefined());
+        let declared = match field("type").and_then(|t| t.as_string()) {
+            Some(t) => {
+                Some(ogham::prim::PrimType::from_name(&t).ok_or(format!("unknown type `{t}`"))?)
+            }
+            None => None,
+        };
+        let shape = match field("shape") {
+            Some(s) if Array::is_array(&s) => Some(
+                Array::from(&s)
+                    .iter()
+                    .map(|d| d.as_f64().filter(|d| d.fract() == 0.0 && *d >= 0.0).map(|d| d as i64))
+                    .collect::<Option<Vec<i64>>>()
+                    .ok_or("`shape` must list non-negative integers")?,
+            ),
+            Some(_) => return Err("`shape` must be an array".into()),
+            None => None,
+        };
+        let data = field("data")
+            .ok_or("an array argument is `{shape, data}` with `data` a typed array")?;
+        let (data, inner) =
+            js_data(&data)?.ok_or("`data` must be a typed array or an array of numbers")?;
+        let value = args::array(data, shape.or(inner), declared, param)?;
+        // A scalar result (shape []) passed back as an argument is that scalar.
+        return Ok(match value {
+            Value::Array(a) if a.shape.is_empty() => Value::Prim(a.data[0]),
+            v => v,
+        });
+    }
+    Err("an argument is a number, a BigInt, a boolean, Futhark value text, a typed array or `{shape, data}`".into())
+}
+
+/// `args` as `run` takes them: one string of Futhark values, or an array of JS values.
+fn js_args(
+    args: &JsValue,
+    entry: &str,
+    params: Option<&[ogham::ir::EntryType]>,
+) -> Result<Vec<Value>, Vec<Diag>> {
+    if let Some(t) = args.as_string() {
+        return text_args(&t);
+    }
+    if args.is_undefined() || args.is_null() {
+        return Ok(Vec::new());
+    }
+    if !Array::is_array(args) {
+        return Err(arg_error(
+            "`args` must be an array of arguments or a string of Futhark values".into(),
+        ));
+    }
+    Array::from(args)
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let param = params.and_then(|ps| ps.get(k));
+            js_arg(&a, param)
+                .map_err(|m| arg_error(format!("argument {} of `{entry}`: {m}", k + 1)))
+        })
+        .collect()
 }
 
 thread_local! {
@@ -379,22 +610,75 @@ async fn gpu() -> Result<Rc<Gpu>, ogham::Diagnostic> {
     Ok(g)
 }
 
-/// Run entry point `entry` of `source` on `args` (Futhark value syntax) with the backend named by
-/// `options.backend` (`"wasm"`, the default, `"interp"` or `"webgpu"`).
+/// Run entry point `entry` of `source` on `args` (a string of values in Futhark syntax, or an
+/// array of JS values as `Program.run` takes them) with the backend named by `options.backend`
+/// (`"wasm"`, the default, `"interp"` or `"webgpu"`). Compiles every time: see [`load`].
 #[wasm_bindgen]
-pub fn run(source: String, entry: String, args: String, options: JsValue) -> js_sys::Promise {
-    let backend = if options.is_object() {
-        Reflect::get(&options, &"backend".into()).ok().and_then(|b| b.as_string())
-    } else {
-        None
-    };
-    let backend = backend.unwrap_or_else(|| "wasm".to_string());
+pub fn run(source: String, entry: String, args: JsValue, options: JsValue) -> js_sys::Promise {
     wasm_bindgen_futures::future_to_promise(async move {
-        match run_values(&source, &entry, &args, &backend).await {
-            Ok(vs) => Ok(vs.iter().map(value_js).collect::<Array>().into()),
+        let go = async {
+            let backend = backend_name(&options)?;
+            let compiled = pipeline::front_end(&source)?;
+            let params = compiled.ir.entry(&entry).map(|e| e.params.clone());
+            let args = js_args(&args, &entry, params.as_deref())?;
+            let p = prepare(source, compiled, backend).await?;
+            p.run(&entry, &args).await
+        };
+        match go.await {
+            Ok(vs) => Ok(vs.iter().map(|v| value_js(v, true)).collect::<Array>().into()),
             Err(ds) => Err(rejection(&ds)),
         }
     })
+}
+
+/// A program compiled once for one backend; `run` only runs it.
+#[wasm_bindgen]
+pub struct Program {
+    inner: Rc<Prepared>,
+}
+
+#[wasm_bindgen]
+impl Program {
+    /// The entry points' names.
+    #[wasm_bindgen(getter)]
+    pub fn entries(&self) -> Array {
+        self.inner.entries.iter().map(|e| JsValue::from_str(&e.name)).collect()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn backend(&self) -> String {
+        self.inner.backend.to_string()
+    }
+
+    /// Run `entry` on `args`; resolves to `{type, shape, data}` per result (no `text`: the
+    /// package adds it as a getter).
+    pub fn run(&self, entry: String, args: JsValue) -> js_sys::Promise {
+        let p = self.inner.clone();
+        // Arguments are copied out of their typed arrays now, before the caller can change them.
+        let args = js_args(&args, &entry, p.params(&entry));
+        wasm_bindgen_futures::future_to_promise(async move {
+            match p.run(&entry, &args.map_err(|ds| rejection(&ds))?).await {
+                Ok(vs) => Ok(vs.iter().map(|v| value_js(v, false)).collect::<Array>().into()),
+                Err(ds) => Err(rejection(&ds)),
+            }
+        })
+    }
+}
+
+/// Compile `source` for `options.backend` once: the front end, then the wasm module
+/// (instantiated) or the GPU program (its pipelines created). Rejects with the diagnostics.
+#[wasm_bindgen]
+pub async fn load(source: String, options: JsValue) -> Result<Program, JsValue> {
+    let backend = backend_name(&options).map_err(|ds| rejection(&ds))?;
+    let compiled = pipeline::front_end(&source).map_err(|ds| rejection(&ds))?;
+    let p = prepare(source, compiled, backend).await.map_err(|ds| rejection(&ds))?;
+    Ok(Program { inner: Rc::new(p) })
+}
+
+/// A result (`{type, shape, data}`) in Futhark's value syntax.
+#[wasm_bindgen(js_name = formatValue)]
+pub fn format_value(value: JsValue) -> Result<String, JsValue> {
+    js_arg(&value, None).map(|v| text::format_value(&v)).map_err(|m| rejection(&arg_error(m)))
 }
 
 /// Random arguments for entry point `entry` of `source`, as Futhark values in one string: every

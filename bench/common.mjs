@@ -1,0 +1,66 @@
+// Shared by the Node benchmark and the browser page (no imports): timing and result comparison.
+
+/**
+ * Warm-up calls, then timed calls of `fn`: the last result, the median, min and max in ms, and
+ * how many timed runs there were. Once the timed runs have taken `budgetMs` in all, no more are
+ * started (on a slow adapter a cell may then rest on fewer runs than asked; the table says so).
+ */
+export async function timeRuns(fn, { warmup, runs, budgetMs = Infinity }) {
+  const times = [];
+  let out;
+  for (let i = 0; i < warmup; i++) out = await fn();
+  let spent = 0;
+  for (let i = 0; i < runs && (i === 0 || spent < budgetMs); i++) {
+    const t0 = performance.now();
+    out = await fn();
+    const t = performance.now() - t0;
+    times.push(t);
+    spent += t;
+  }
+  times.sort((a, b) => a - b);
+  return {
+    out,
+    median: times[Math.floor(times.length / 2)],
+    min: times[0],
+    max: times[times.length - 1],
+    runs: times.length,
+  };
+}
+
+/** The largest relative difference between two flat result lists (relative to max |b|). */
+export function maxRelDiff(as, bs) {
+  if (as.length !== bs.length) return Infinity;
+  let worst = 0;
+  for (let j = 0; j < as.length; j++) {
+    const a = as[j];
+    const b = bs[j];
+    if (a.length !== b.length) return Infinity;
+    let scale = 1e-30;
+    for (let i = 0; i < b.length; i++) scale = Math.max(scale, Math.abs(Number(b[i])));
+    for (let i = 0; i < a.length; i++) {
+      const d = Math.abs(Number(a[i]) - Number(b[i])) / scale;
+      // NaN where the other is not counts as the worst difference.
+      worst = Number.isNaN(d) ? (Number.isNaN(Number(a[i])) && Number.isNaN(Number(b[i])) ? worst : Infinity) : Math.max(worst, d);
+    }
+  }
+  return worst;
+}
+
+/** The fraction of elements that differ at all (for integer results such as escape counts). */
+export function mismatchFraction(as, bs) {
+  if (as.length !== bs.length) return 1;
+  let bad = 0;
+  let total = 0;
+  for (let j = 0; j < as.length; j++) {
+    if (as[j].length !== bs[j].length) return 1;
+    for (let i = 0; i < as[j].length; i++) bad += Number(as[j][i]) !== Number(bs[j][i]) ? 1 : 0;
+    total += as[j].length;
+  }
+  return total ? bad / total : 0;
+}
+
+/** How far `out` is from `ref`: mismatch fraction for integer results, else relative difference. */
+export function agreement(out, ref) {
+  const isInt = ref.every((r) => r instanceof Int32Array);
+  return { isInt, agree: isInt ? mismatchFraction(out, ref) : maxRelDiff(out, ref) };
+}
