@@ -22,13 +22,17 @@ function ogham(args) {
   }
 }
 
-/** Compile examples/bench/FILE.fut and load it; `simd: false` builds the scalar module. */
-export async function loadOgham(file, { simd = true } = {}) {
+/**
+ * Compile examples/bench/FILE.fut (with threads) and load it; `simd: false` builds the scalar
+ * module; `threads` is how many threads its parallel maps use (default: every core).
+ */
+export async function loadOgham(file, { simd = true, threads } = {}) {
   const dir = path.join(root, 'bench', '.build');
   mkdirSync(dir, { recursive: true });
   const out = path.join(dir, simd ? file : `${file}-nosimd`);
-  ogham(['build', path.join(root, 'examples', 'bench', `${file}.fut`), '-o', out, ...(simd ? [] : ['--no-simd'])]);
-  return load(readFileSync(`${out}.wasm`), JSON.parse(readFileSync(`${out}.json`, 'utf8')));
+  const src = path.join(root, 'examples', 'bench', `${file}.fut`);
+  ogham(['build', src, '-o', out, '--threads', ...(simd ? [] : ['--no-simd'])]);
+  return load(readFileSync(`${out}.wasm`), JSON.parse(readFileSync(`${out}.json`, 'utf8')), { threads });
 }
 
 /** TensorFlow.js with the wasm backend, and jax-js on the wasm device. */

@@ -51,6 +51,7 @@ const stamp = () => `${new Date().toISOString().slice(0, 16)}Z`;
 
 /** The Node table (Ogham's wasm modules against the peers' wasm backends) as Markdown lines. */
 async function wasmTable() {
+  let oghamThreads = 1;
   const peers = await loadPeers();
   const rows = [];
   for (const w of selected) {
@@ -61,10 +62,17 @@ async function wasmTable() {
     const opts = { warmup, runs };
     try {
       const simd = await loadOgham(w.file);
+      oghamThreads = simd.threads;
       row.res.ogham = await timeRuns(async () => w.ogham(simd, inputs), opts);
+      simd.close();
+      if (oghamThreads > 1) {
+        const one = await loadOgham(w.file, { threads: 1 });
+        row.res.one = await timeRuns(async () => w.ogham(one, inputs), opts);
+      }
       if (w.simd) {
         const scalar = await loadOgham(w.file, { simd: false });
         row.res.scalar = await timeRuns(async () => w.ogham(scalar, inputs), opts);
+        scalar.close();
       }
     } catch (e) {
       console.log(`${w.name}: Ogham failed: ${e.message}`);
@@ -86,7 +94,7 @@ async function wasmTable() {
     }
     rows.push(row);
     console.log(
-      `${w.name}: ogham ${show(row.res.ogham)}, no-simd ${show(row.res.scalar)}, tfjs ${show(row.res.tf)}, jax-js ${show(row.res.jax)}`,
+      `${w.name}: ogham ${show(row.res.ogham)}, 1 thread ${show(row.res.one)}, no-simd ${show(row.res.scalar)}, tfjs ${show(row.res.tf)}, jax-js ${show(row.res.jax)}`,
     );
   }
 
@@ -98,20 +106,22 @@ async function wasmTable() {
   lines.push('');
   lines.push('Times are milliseconds per call: median (min–max). Every implementation goes from JS typed arrays to JS');
   lines.push('typed arrays (inputs uploaded, computation, results read back). Ogham runs the module that `ogham build`');
-  lines.push('writes, through `runtime/js/ogham.mjs`, on one thread; "no SIMD" is the same program built with `--no-simd`.');
+  lines.push(`writes (\`--threads\`), through \`runtime/js/ogham.mjs\`, its parallel maps on ${oghamThreads} thread${oghamThreads === 1 ? '' : 's'} (worker_threads);`);
+  lines.push('"1 thread" is the same module on the calling thread alone; "no SIMD" is the same program built with `--no-simd`.');
   lines.push('The rate is the median\'s; * marks a nominal flop count (see bench/workloads.mjs). A ratio is the peer\'s');
   lines.push('median over Ogham\'s: above 1 means Ogham is faster. "agree" is the largest difference from Ogham\'s');
   lines.push('result relative to its largest magnitude (for integer results, the fraction of elements that differ).');
   lines.push('');
-  lines.push('| workload | Ogham | rate | no SIMD | SIMD speed-up | TF.js | ratio | agree | jax-js | ratio | agree |');
-  lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  lines.push('| workload | Ogham | rate | 1 thread | no SIMD | SIMD speed-up | TF.js | ratio | agree | jax-js | ratio | agree |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const o = r.res.ogham;
     if (o.error) {
-      lines.push(`| ${r.name} | error: ${cellText(o.error)} | – | – | – | – | – | – | – | – | – |`);
+      lines.push(`| ${r.name} | error: ${cellText(o.error)} | – | – | – | – | – | – | – | – | – | – |`);
       continue;
     }
     const cells = [r.name, fmt(o), rate(r.work, o.median)];
+    cells.push(r.res.one ? fmt(r.res.one) : '–');
     cells.push(r.res.scalar ? fmt(r.res.scalar) : '–');
     cells.push(r.res.scalar ? `${(r.res.scalar.median / o.median).toFixed(2)}×` : '–');
     for (const k of ['tf', 'jax']) {

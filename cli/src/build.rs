@@ -18,6 +18,10 @@ pub struct Args {
     /// Emit scalar code only (no SIMD128 instructions), e.g. to measure what SIMD gains.
     #[arg(long = "no-simd")]
     no_simd: bool,
+    /// Run outermost maps on every core: the module then imports a shared memory, which needs
+    /// a host with wasm threads (Node, or a cross-origin-isolated page).
+    #[arg(long)]
+    threads: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -29,7 +33,7 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let opts = ogham::backend::wasm::Options { simd: !args.no_simd };
+    let opts = ogham::backend::wasm::Options { simd: !args.no_simd, threads: args.threads };
     let module = driver::compile(&src).and_then(|c| ogham::backend::wasm::compile(&c.ir, &opts));
     let module = match module {
         Ok(m) => m,

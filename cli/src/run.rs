@@ -83,13 +83,13 @@ fn run_wasm(
     entry: &str,
     values: &[ogham::value::Value],
 ) -> Result<Vec<ogham::value::Value>, ogham::diag::Diagnostic> {
-    let m =
-        ogham::backend::wasm::compile(&compiled.ir, &Default::default()).map_err(|mut ds| {
-            ds.truncate(1);
-            ds.pop().unwrap_or_else(|| {
-                ogham::diag::Diagnostic::runtime(ogham::diag::Span::DUMMY, "compilation failed")
-            })
-        })?;
+    let opts = ogham::backend::wasm::Options { threads: true, ..Default::default() };
+    let m = ogham::backend::wasm::compile(&compiled.ir, &opts).map_err(|mut ds| {
+        ds.truncate(1);
+        ds.pop().unwrap_or_else(|| {
+            ogham::diag::Diagnostic::runtime(ogham::diag::Span::DUMMY, "compilation failed")
+        })
+    })?;
     let exec = ogham_runtime::Executor::new()?;
     exec.load(&m)?.run(entry, values)
 }

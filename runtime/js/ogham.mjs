@@ -1,6 +1,12 @@
 // Runs modules compiled by Ogham's wasm backend with WebAssembly.instantiate (browsers, Node).
 // `manifest` is the JSON from `ogham::backend::wasm::Manifest::to_json`. Arrays go in and come
 // out as { shape, data } with typed-array data; scalars as numbers, booleans or BigInts (64-bit).
+//
+// A module built with threads (`ogham build --threads`, `manifest.threads`) imports a shared
+// memory and `threads.par_for(k, n, env)`: its parallel maps call that, and a pool of workers
+// (worker.mjs, each an instance of the module on the same memory) runs `par.K` over pieces of
+// [0, n) with the calling thread, which blocks until all are done. Where the calling thread
+// cannot block (a browser's main thread) or one thread is asked for, the pieces run inline.
 
 const SIZES = { bool: 1, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, f16: 2, f32: 4, i64: 8, u64: 8, f64: 8 };
 const ARRAYS = {
@@ -10,7 +16,7 @@ const ARRAYS = {
 };
 const ERR_ARGS = 64;
 
-function mathImports() {
+export function mathImports() {
   const m = {};
   const f32 = Math.fround;
   const fns = {
@@ -72,9 +78,150 @@ function mathImports() {
   return { math: m };
 }
 
-export async function load(bytes, manifest) {
-  const { instance } = await WebAssembly.instantiate(bytes, mathImports());
-  return new Program(instance.exports, manifest);
+/**
+ * Compile and instantiate a module. `opts.threads`: how many threads a module built with threads
+ * uses (the calling one included; default: every core).
+ */
+export async function load(bytes, manifest, opts = {}) {
+  if (!manifest.threads) {
+    const { instance } = await WebAssembly.instantiate(bytes, mathImports());
+    return new Program(instance.exports, manifest, null);
+  }
+  let memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
+  } catch (e) {
+    throw new Error(`this module was built with threads and needs a shared memory, which this host cannot create (${e.message}); build it without --threads`);
+  }
+  const module = await WebAssembly.compile(bytes);
+  const threads = Math.max(1, opts.threads ?? (await cores()));
+  const pool = threads > 1 && canBlock() ? await Pool.start(module, memory, threads - 1) : null;
+  let x = null;
+  let busy = false;
+  const parFor = (k, n, env) => {
+    const f = x[`par.${k}`];
+    // A parallel map inside one (a function called from its body) runs on its thread.
+    if (!pool || busy || n < 2n) return f(env, 0n, n);
+    busy = true;
+    try {
+      pool.run(x, k, n, env, f);
+    } finally {
+      busy = false;
+    }
+  };
+  const imports = { ...mathImports(), env: { memory }, threads: { par_for: parFor } };
+  const { exports } = await WebAssembly.instantiate(module, imports);
+  x = exports;
+  return new Program(x, manifest, pool);
+}
+
+async function cores() {
+  if (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) return navigator.hardwareConcurrency;
+  try {
+    const os = await import('node:os');
+    return os.availableParallelism?.() ?? os.cpus().length;
+  } catch {
+    return 1;
+  }
+}
+
+// Atomics.wait is refused on a browser's main thread.
+function canBlock() {
+  if (typeof process !== 'undefined' && process.versions?.node) return true;
+  return typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
+}
+
+// The control block shared with the workers: Int32 slots, then BigInt64 slots from byte 32.
+const GEN = 0, PENDING = 1, TASK_K = 2, TASK_ENV = 3, ERR = 4, ERR_CODE = 5, ERR_SITE = 6, QUIT = 7;
+const N = 4, NEXT = 5, GRAIN = 6;
+
+export class Pool {
+  static async start(module, memory, workers) {
+    const sab = new SharedArrayBuffer(64);
+    const url = new URL('./worker.mjs', import.meta.url);
+    const init = { module, memory, ctl: sab };
+    const ws = [];
+    if (typeof process !== 'undefined' && process.versions?.node) {
+      const { Worker } = await import('node:worker_threads');
+      for (let i = 0; i < workers; i++) ws.push(new Worker(url, { workerData: init }));
+      await Promise.all(ws.map((w) => new Promise((ok, fail) => {
+        w.once('message', (m) => (m === 'ready' ? ok() : fail(new Error(m))));
+        w.once('error', fail);
+      })));
+      for (const w of ws) w.unref();
+    } else {
+      for (let i = 0; i < workers; i++) {
+        const w = new Worker(url, { type: 'module' });
+        w.postMessage(init);
+        ws.push(w);
+      }
+      await Promise.all(ws.map((w) => new Promise((ok, fail) => {
+        w.onmessage = (e) => (e.data === 'ready' ? ok() : fail(new Error(e.data)));
+        w.onerror = (e) => fail(new Error(e.message));
+      })));
+    }
+    return new Pool(ws, sab);
+  }
+
+  constructor(workers, sab) {
+    this.workers = workers;
+    this.i = new Int32Array(sab);
+    this.b = new BigInt64Array(sab);
+  }
+
+  get threads() {
+    return this.workers.length + 1;
+  }
+
+  // Run par.k over [0, n) on every thread.
+  run(x, k, n, env, f) {
+    const { i, b } = this;
+    const grain = n / BigInt(this.threads * 8) || 1n;
+    i[TASK_K] = k;
+    i[TASK_ENV] = env;
+    i[ERR] = 0;
+    b[N] = n;
+    b[GRAIN] = grain;
+    Atomics.store(b, NEXT, 0n);
+    Atomics.store(i, PENDING, this.workers.length);
+    Atomics.add(i, GEN, 1);
+    Atomics.notify(i, GEN);
+    let mine = null;
+    for (;;) {
+      const s = Atomics.add(b, NEXT, grain);
+      if (s >= n) break;
+      try {
+        f(env, s, s + grain < n ? s + grain : n);
+      } catch (e) {
+        Atomics.store(b, NEXT, n);
+        mine = e;
+        break;
+      }
+    }
+    for (;;) {
+      const p = Atomics.load(i, PENDING);
+      if (p === 0) break;
+      Atomics.wait(i, PENDING, p);
+    }
+    if (mine || i[ERR]) {
+      // Report the error a serial run reports (that of the first failing iteration): run the
+      // map again on this thread. Iterations only write their own rows.
+      f(env, 0n, n);
+    }
+    if (mine) throw mine;
+    if (i[ERR]) {
+      x.err_code.value = i[ERR_CODE];
+      x.err_site.value = i[ERR_SITE];
+      throw new Error('a worker thread trapped');
+    }
+  }
+
+  close() {
+    Atomics.store(this.i, QUIT, 1);
+    Atomics.add(this.i, GEN, 1);
+    Atomics.notify(this.i, GEN);
+    for (const w of this.workers) w.terminate();
+  }
 }
 
 function readScalar(view, addr, t) {
@@ -100,9 +247,21 @@ function fill(msg, vals) {
 }
 
 export class Program {
-  constructor(exports, manifest) {
+  constructor(exports, manifest, pool) {
     this.x = exports;
     this.manifest = manifest;
+    this.pool = pool;
+  }
+
+  /** How many threads the parallel maps run on. */
+  get threads() {
+    return this.pool ? this.pool.threads : 1;
+  }
+
+  /** Stop the worker threads (a program built with threads). */
+  close() {
+    this.pool?.close();
+    this.pool = null;
   }
 
   run(entry, args) {
@@ -145,7 +304,9 @@ export class Program {
         addr += 8 * (1 + r.rank);
         const n = shape.reduce((a, b) => a * b, 1);
         const Ty = ARRAYS[r.elem];
-        const data = new Ty(x.memory.buffer.slice(ptr, ptr + n * SIZES[r.elem]));
+        // Copied out: the memory may be shared, and the arena is reused by the next call.
+        const data = new Ty(n);
+        new Uint8Array(data.buffer).set(new Uint8Array(x.memory.buffer, ptr, n * SIZES[r.elem]));
         return { shape, data };
       });
     } finally {

@@ -1,6 +1,8 @@
 //! The wasmtime engine (native builds).
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 
 use ogham::backend::wasm::{self, Manifest, WasmModule};
 use ogham::diag::Diagnostic;
@@ -10,21 +12,33 @@ use ogham::testspec::run::Backend;
 use ogham::value::Value;
 
 use crate::abi::{self, internal, CallError, Word};
-use wasmtime::{Engine, Instance, Linker, Memory, Module, Store, Val};
+use wasmtime::{
+    Caller, Config, Engine, Instance, Linker, Memory, MemoryType, Module, SharedMemory, Store,
+    TypedFunc, Val,
+};
 
 /// Compiles modules and instantiates them; build one and reuse it (compiling the engine's
 /// machinery once).
 pub struct Executor {
     engine: Engine,
     linker: Linker<()>,
+    threads: usize,
 }
 
-/// A program loaded into its own store.
+/// A program loaded into its own store (and, built with threads, a pool of worker threads, each
+/// with its own store and instance on the same shared memory).
 pub struct Loaded {
     store: Store<()>,
     instance: Instance,
-    memory: Memory,
+    memory: Mem,
     manifest: Manifest,
+    _pool: Option<Arc<Pool>>,
+}
+
+#[derive(Clone)]
+enum Mem {
+    Own(Memory),
+    Shared(SharedMemory),
 }
 
 macro_rules! wrap_math {
@@ -78,31 +92,268 @@ fn math_linker(engine: &Engine) -> wasmtime::Result<Linker<()>> {
 }
 
 impl Executor {
+    /// An executor that runs the parallel maps of modules built with threads on every core.
     pub fn new() -> Result<Executor, Diagnostic> {
-        let engine = Engine::default();
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Executor::with_threads(n)
+    }
+
+    /// An executor that runs parallel maps on `threads` threads (the caller's included).
+    pub fn with_threads(threads: usize) -> Result<Executor, Diagnostic> {
+        let mut config = Config::new();
+        config.wasm_threads(true).shared_memory(true);
+        let engine = Engine::new(&config).map_err(|e| internal(format!("{e:#}")))?;
         let linker = math_linker(&engine).map_err(|e| internal(format!("{e:#}")))?;
-        Ok(Executor { engine, linker })
+        Ok(Executor { engine, linker, threads: threads.max(1) })
     }
 
     pub fn load(&self, m: &WasmModule) -> Result<Loaded, Diagnostic> {
         let module = Module::new(&self.engine, &m.bytes)
             .map_err(|e| internal(format!("wasmtime cannot compile the module: {e:#}")))?;
         let mut store = Store::new(&self.engine, ());
-        let instance = self
-            .linker
-            .instantiate(&mut store, &module)
-            .map_err(|e| internal(format!("cannot instantiate the module: {e:#}")))?;
-        let memory = instance
-            .get_memory(&mut store, "memory")
-            .ok_or_else(|| internal("the module exports no memory"))?;
-        Ok(Loaded { store, instance, memory, manifest: m.manifest.clone() })
+        let inst_err =
+            |e: wasmtime::Error| internal(format!("cannot instantiate the module: {e:#}"));
+        if !m.manifest.threads {
+            let instance = self.linker.instantiate(&mut store, &module).map_err(inst_err)?;
+            let memory = instance
+                .get_memory(&mut store, "memory")
+                .ok_or_else(|| internal("the module exports no memory"))?;
+            return Ok(Loaded {
+                store,
+                instance,
+                memory: Mem::Own(memory),
+                manifest: m.manifest.clone(),
+                _pool: None,
+            });
+        }
+        let shared = SharedMemory::new(&self.engine, MemoryType::shared(1, 1 << 16))
+            .map_err(|e| internal(format!("cannot create the shared memory: {e:#}")))?;
+        let pool = (self.threads > 1)
+            .then(|| Pool::start(&self.linker, &module, &shared, self.threads - 1))
+            .transpose()?
+            .map(Arc::new);
+        let mut linker = self.linker.clone();
+        let l = &mut linker;
+        l.define(&store, "env", "memory", shared.clone()).map_err(inst_err)?;
+        let main_pool = pool.clone();
+        let busy = Arc::new(AtomicBool::new(false));
+        l.func_wrap(
+            "threads",
+            "par_for",
+            move |caller: Caller<'_, ()>, k: i32, n: i64, env: i32| {
+                par_for_main(caller, main_pool.as_deref(), &busy, k, n, env)
+            },
+        )
+        .map_err(inst_err)?;
+        let instance = linker.instantiate(&mut store, &module).map_err(inst_err)?;
+        Ok(Loaded {
+            store,
+            instance,
+            memory: Mem::Shared(shared),
+            manifest: m.manifest.clone(),
+            _pool: pool,
+        })
     }
+}
+
+/// `par.K` of an instance.
+fn par_fn(caller: &mut Caller<'_, ()>, k: i32) -> wasmtime::Result<TypedFunc<(i32, i64, i64), ()>> {
+    caller
+        .get_export(&format!("par.{k}"))
+        .and_then(|e| e.into_func())
+        .ok_or_else(|| wasmtime::Error::msg(format!("the module has no export `par.{k}`")))?
+        .typed(&*caller)
+}
+
+/// A task for the workers: run `par.k(env, s, e)` on pieces `[s, e)` of `[0, n)` taken from
+/// `next` until none is left.
+struct Task {
+    k: i32,
+    n: i64,
+    env: i32,
+    grain: i64,
+    next: Arc<AtomicI64>,
+    done: mpsc::Sender<Result<(), WorkerError>>,
+}
+
+/// A run-time error in a worker: its instance's `err_code` and `err_site` (the message's
+/// values are in the shared error area already).
+struct WorkerError {
+    code: i32,
+    site: i32,
+    what: String,
+}
+
+/// Worker threads, each with its own store and instance on the shared memory.
+struct Pool {
+    senders: Vec<Mutex<mpsc::Sender<Task>>>,
+}
+
+impl Pool {
+    fn start(
+        linker: &Linker<()>,
+        module: &Module,
+        shared: &SharedMemory,
+        workers: usize,
+    ) -> Result<Pool, Diagnostic> {
+        let mut senders = Vec::with_capacity(workers);
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        for _ in 0..workers {
+            let (tx, rx) = mpsc::channel::<Task>();
+            let (mut linker, module, shared) = (linker.clone(), module.clone(), shared.clone());
+            let ready = ready_tx.clone();
+            std::thread::spawn(move || {
+                let mut store = Store::new(module.engine(), ());
+                let made = (|| {
+                    linker.define(&store, "env", "memory", shared)?;
+                    // A parallel map reached inside a parallel map runs on its own thread.
+                    linker.func_wrap(
+                        "threads",
+                        "par_for",
+                        |mut caller: Caller<'_, ()>, k: i32, n: i64, env: i32| {
+                            par_fn(&mut caller, k)?.call(&mut caller, (env, 0, n))
+                        },
+                    )?;
+                    linker.instantiate(&mut store, &module)
+                })();
+                let instance = match made {
+                    Ok(i) => {
+                        let _ = ready.send(Ok(()));
+                        i
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(format!("{e:#}")));
+                        return;
+                    }
+                };
+                while let Ok(t) = rx.recv() {
+                    let _ = t.done.send(run_pieces(&mut store, instance, &t));
+                }
+            });
+            senders.push(Mutex::new(tx));
+        }
+        drop(ready_tx);
+        for _ in 0..workers {
+            match ready_rx.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(internal(format!("cannot start a worker thread: {e}"))),
+                Err(_) => return Err(internal("a worker thread stopped while starting")),
+            }
+        }
+        Ok(Pool { senders })
+    }
+}
+
+/// A worker's part of a task.
+fn run_pieces(store: &mut Store<()>, instance: Instance, t: &Task) -> Result<(), WorkerError> {
+    let fail = |what: String| WorkerError { code: 0, site: 0, what };
+    let f = instance
+        .get_typed_func::<(i32, i64, i64), ()>(&mut *store, &format!("par.{}", t.k))
+        .map_err(|e| fail(format!("{e:#}")))?;
+    let reset = instance
+        .get_typed_func::<(), ()>(&mut *store, "reset_thread")
+        .map_err(|e| fail(format!("{e:#}")))?;
+    reset.call(&mut *store, ()).map_err(|e| fail(format!("{e:#}")))?;
+    loop {
+        let s = t.next.fetch_add(t.grain, Ordering::Relaxed);
+        if s >= t.n {
+            return Ok(());
+        }
+        if let Err(e) = f.call(&mut *store, (t.env, s, (s + t.grain).min(t.n))) {
+            // Stop the others taking more pieces.
+            t.next.store(t.n, Ordering::Relaxed);
+            let mut global = |name: &str| {
+                let g = instance.get_global(&mut *store, name);
+                let v = g.and_then(|g| g.get(&mut *store).i32()).unwrap_or(0);
+                if let Some(g) = g {
+                    let _ = g.set(&mut *store, Val::I32(0));
+                }
+                v
+            };
+            let (code, site) = (global("err_code"), global("err_site"));
+            return Err(WorkerError { code, site, what: format!("{e:#}") });
+        }
+    }
+}
+
+/// `threads.par_for` of the calling thread: share `[0, n)` with the workers and take pieces too.
+fn par_for_main(
+    mut caller: Caller<'_, ()>,
+    pool: Option<&Pool>,
+    busy: &AtomicBool,
+    k: i32,
+    n: i64,
+    env: i32,
+) -> wasmtime::Result<()> {
+    let f = par_fn(&mut caller, k)?;
+    let pool = match pool {
+        Some(p) if n > 1 && !busy.swap(true, Ordering::Acquire) => p,
+        _ => return f.call(&mut caller, (env, 0, n)),
+    };
+    let threads = pool.senders.len() as i64 + 1;
+    // Several pieces per thread, so that uneven iterations even out.
+    let grain = (n / (threads * 8)).max(1);
+    let next = Arc::new(AtomicI64::new(0));
+    let (done_tx, done_rx) = mpsc::channel();
+    let mut sent = 0;
+    for s in &pool.senders {
+        let task = Task { k, n, env, grain, next: next.clone(), done: done_tx.clone() };
+        if s.lock().is_ok_and(|s| s.send(task).is_ok()) {
+            sent += 1;
+        }
+    }
+    drop(done_tx);
+    let mut mine = Ok(());
+    loop {
+        let s = next.fetch_add(grain, Ordering::Relaxed);
+        if s >= n {
+            break;
+        }
+        if let Err(e) = f.call(&mut caller, (env, s, (s + grain).min(n))) {
+            next.store(n, Ordering::Relaxed);
+            mine = Err(e);
+            break;
+        }
+    }
+    let mut theirs = None;
+    for _ in 0..sent {
+        match done_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                theirs.get_or_insert(e);
+            }
+            Err(_) => {
+                theirs.get_or_insert(WorkerError {
+                    code: 0,
+                    site: 0,
+                    what: "a worker thread stopped".into(),
+                });
+            }
+        }
+    }
+    busy.store(false, Ordering::Release);
+    if mine.is_err() || theirs.is_some() {
+        // Report the error a serial run reports (that of the first failing iteration, whichever
+        // thread met one first): run the map again on this thread. Iterations only write their
+        // own rows, so running them twice is harmless.
+        f.call(&mut caller, (env, 0, n))?;
+    }
+    mine?;
+    if let Some(e) = theirs {
+        for (name, v) in [("err_code", e.code), ("err_site", e.site)] {
+            if let Some(g) = caller.get_export(name).and_then(|x| x.into_global()) {
+                g.set(&mut caller, Val::I32(v))?;
+            }
+        }
+        return Err(wasmtime::Error::msg(e.what));
+    }
+    Ok(())
 }
 
 struct Host<'a> {
     store: &'a mut Store<()>,
     instance: Instance,
-    memory: Memory,
+    memory: Mem,
 }
 
 fn val(w: Word) -> Val {
@@ -138,15 +389,34 @@ impl abi::Host for Host<'_> {
     }
 
     fn read(&self, addr: usize, n: usize) -> Result<Vec<u8>, Diagnostic> {
-        self.memory
-            .data(&*self.store)
-            .get(addr..addr.saturating_add(n))
-            .map(<[u8]>::to_vec)
-            .ok_or_else(|| internal("a result lies outside memory"))
+        let outside = || internal("a result lies outside memory");
+        match &self.memory {
+            Mem::Own(m) => m
+                .data(&*self.store)
+                .get(addr..addr.saturating_add(n))
+                .map(<[u8]>::to_vec)
+                .ok_or_else(outside),
+            Mem::Shared(m) => {
+                let cells = m.data().get(addr..addr.saturating_add(n)).ok_or_else(outside)?;
+                Ok(shared_bytes::read(cells))
+            }
+        }
     }
 
     fn write(&mut self, addr: usize, bytes: &[u8]) -> Result<(), Diagnostic> {
-        self.memory.write(&mut *self.store, addr, bytes).map_err(|e| internal(format!("{e:#}")))
+        match &self.memory {
+            Mem::Own(m) => {
+                m.write(&mut *self.store, addr, bytes).map_err(|e| internal(format!("{e:#}")))
+            }
+            Mem::Shared(m) => {
+                let cells = m
+                    .data()
+                    .get(addr..addr.saturating_add(bytes.len()))
+                    .ok_or_else(|| internal("an argument lies outside memory"))?;
+                shared_bytes::write(cells, bytes);
+                Ok(())
+            }
+        }
     }
 
     fn global_i32(&mut self, name: &str) -> i32 {
@@ -163,6 +433,26 @@ impl abi::Host for Host<'_> {
     }
 }
 
+/// Host access to a shared memory, which wasmtime exposes only as cells. The host reads and
+/// writes only between calls, when none of the program's threads runs (workers wait for a task),
+/// so nothing accesses the bytes concurrently.
+#[allow(unsafe_code)]
+mod shared_bytes {
+    use std::cell::UnsafeCell;
+
+    pub fn read(cells: &[UnsafeCell<u8>]) -> Vec<u8> {
+        // SAFETY: no other access to these bytes happens during the copy (above).
+        cells.iter().map(|c| unsafe { *c.get() }).collect()
+    }
+
+    pub fn write(cells: &[UnsafeCell<u8>], bytes: &[u8]) {
+        for (c, b) in cells.iter().zip(bytes) {
+            // SAFETY: as for `read`.
+            unsafe { *c.get() = *b };
+        }
+    }
+}
+
 impl Loaded {
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
@@ -171,7 +461,7 @@ impl Loaded {
     /// Run entry point `entry` on `args`, with the interpreter's checks and messages.
     pub fn run(&mut self, entry: &str, args: &[Value]) -> Result<Vec<Value>, Diagnostic> {
         let mut host =
-            Host { store: &mut self.store, instance: self.instance, memory: self.memory };
+            Host { store: &mut self.store, instance: self.instance, memory: self.memory.clone() };
         abi::run(&mut host, &self.manifest, entry, args)
     }
 }
@@ -192,7 +482,8 @@ pub struct WasmBackend {
 
 impl WasmBackend {
     pub fn new() -> Result<WasmBackend, Diagnostic> {
-        Ok(WasmBackend { exec: Executor::new()?, opts: wasm::Options::default() })
+        let opts = wasm::Options { threads: true, ..wasm::Options::default() };
+        Ok(WasmBackend { exec: Executor::new()?, opts })
     }
 }
 

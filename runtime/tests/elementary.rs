@@ -33,8 +33,11 @@ fn inputs() -> Vec<f32> {
 }
 
 fn run_exp(simd: bool, xs: &[f32]) -> Vec<f32> {
-    let (_, m) =
-        compile("entry main (xs: []f32) : []f32 = map f32.exp xs", &Options { simd }).unwrap();
+    let (_, m) = compile(
+        "entry main (xs: []f32) : []f32 = map f32.exp xs",
+        &Options { simd, threads: false },
+    )
+    .unwrap();
     let mut l = Executor::new().unwrap().load(&m).unwrap();
     let arg = ArrayValue::new(
         PrimType::Float(ogham::prim::FloatType::F32),

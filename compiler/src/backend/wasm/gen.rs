@@ -7,12 +7,12 @@ use std::collections::HashMap;
 
 use walrus::ir::{BinaryOp as B, UnaryOp as U};
 use walrus::{
-    ConstExpr, FunctionBuilder, FunctionId, GlobalId, InstrSeqBuilder, LocalId, MemoryId, Module,
+    ConstExpr, FunctionBuilder, FunctionId, InstrSeqBuilder, LocalId, MemoryId, Module,
     ModuleConfig, ValType,
 };
 
 use super::emit::val_type;
-use super::{elem_size, EntryAbi, Manifest, Options, Site, HEAP_BASE};
+use super::{elem_size, EntryAbi, Manifest, Options, Site};
 use crate::diag::{Diagnostic, Phase, Span};
 use crate::ir::{self, Atom, Body, Dim, DimIndex, Exp, Lambda, LoopForm, Param, Type, Var};
 use crate::prim::{FloatType, PrimType};
@@ -25,8 +25,13 @@ pub(super) struct Gen<'p> {
     pub mem: MemoryId,
     pub alloc_fn: FunctionId,
     pub fail_fn: FunctionId,
-    /// The arena's top (the next free byte).
-    hp: GlobalId,
+    pub arena: super::arena::Arena,
+    /// Whether code for the body of a parallel map is being generated (its maps stay serial).
+    pub in_par: bool,
+    /// The host's `threads.par_for`, once imported.
+    pub par_fn: Option<FunctionId>,
+    /// How many parallel maps have been outlined (`par.K` exports).
+    pub par_count: usize,
     funs: Vec<Option<FunctionId>>,
     active: Vec<bool>,
     pub sites: Vec<Site>,
@@ -56,12 +61,17 @@ pub(super) fn generate(
     opts: &Options,
 ) -> Result<(Module, Manifest), Vec<Diagnostic>> {
     let mut module = Module::with_config(ModuleConfig::new());
-    let mem = module.memories.add_local(false, false, 1, None, None);
+    // With threads, every thread's instance imports the same shared memory (of the largest
+    // size: a shared memory must declare one).
+    let mem = if opts.threads {
+        module.add_import_memory("env", "memory", true, false, 1, Some(1 << 16), None).0
+    } else {
+        module.memories.add_local(false, false, 1, None, None)
+    };
     module.exports.add("memory", mem);
     let i32g = |m: &mut Module, v: i32| {
         m.globals.add_local(ValType::I32, true, false, ConstExpr::Value(walrus::ir::Value::I32(v)))
     };
-    let hp = i32g(&mut module, HEAP_BASE as i32);
     let err_code = i32g(&mut module, 0);
     let err_site = i32g(&mut module, 0);
     module.exports.add("err_code", err_code);
@@ -78,65 +88,7 @@ pub(super) fn generate(
         .unreachable();
     let fail_fn = fb.finish(vec![site], &mut module.funcs);
 
-    // alloc(bytes: i64) -> i32, growing memory as needed.
-    let mut fb = FunctionBuilder::new(&mut module.types, &[ValType::I64], &[ValType::I32]);
-    let bytes = module.locals.add(ValType::I64);
-    let end = module.locals.add(ValType::I64);
-    let have = module.locals.add(ValType::I64);
-    let r = module.locals.add(ValType::I32);
-    {
-        let mut body = fb.func_body();
-        let oom = |b: &mut InstrSeqBuilder| {
-            b.i32_const(super::ErrorCode::OutOfMemory as i32)
-                .global_set(err_code)
-                .i32_const(-1)
-                .global_set(err_site)
-                .unreachable();
-        };
-        // end = hp + round_up(bytes, 16); at most 4 GiB.
-        body.local_get(bytes).i64_const(0).binop(B::I64LtS).if_else(None, oom, |_| {});
-        body.global_get(hp)
-            .unop(U::I64ExtendUI32)
-            .local_get(bytes)
-            .i64_const(15)
-            .binop(B::I64Add)
-            .i64_const(!15)
-            .binop(B::I64And)
-            .binop(B::I64Add)
-            .local_tee(end)
-            .i64_const(1 << 32)
-            .binop(B::I64GtU)
-            .if_else(None, oom, |_| {});
-        body.memory_size(mem).unop(U::I64ExtendUI32).i64_const(16).binop(B::I64Shl).local_set(have);
-        body.local_get(end).local_get(have).binop(B::I64GtU).if_else(
-            None,
-            |b| {
-                b.local_get(end)
-                    .local_get(have)
-                    .binop(B::I64Sub)
-                    .i64_const(0xffff)
-                    .binop(B::I64Add)
-                    .i64_const(16)
-                    .binop(B::I64ShrU)
-                    .unop(U::I32WrapI64)
-                    .memory_grow(mem)
-                    .i32_const(-1)
-                    .binop(B::I32Eq)
-                    .if_else(None, oom, |_| {});
-            },
-            |_| {},
-        );
-        body.global_get(hp).local_set(r);
-        body.local_get(end).unop(U::I32WrapI64).global_set(hp);
-        body.local_get(r);
-    }
-    let alloc_fn = fb.finish(vec![bytes], &mut module.funcs);
-    module.exports.add("alloc", alloc_fn);
-
-    let mut fb = FunctionBuilder::new(&mut module.types, &[], &[]);
-    fb.func_body().i32_const(HEAP_BASE as i32).global_set(hp);
-    let reset = fb.finish(vec![], &mut module.funcs);
-    module.exports.add("reset", reset);
+    let (arena, alloc_fn) = super::arena::build(&mut module, mem, err_code, err_site, opts.threads);
 
     let mut g = Gen {
         prog,
@@ -145,7 +97,10 @@ pub(super) fn generate(
         mem,
         alloc_fn,
         fail_fn,
-        hp,
+        arena,
+        in_par: false,
+        par_fn: None,
+        par_count: 0,
         funs: vec![None; prog.funs.len()],
         active: vec![false; prog.funs.len()],
         sites: Vec::new(),
@@ -166,7 +121,7 @@ pub(super) fn generate(
     if !g.errors.is_empty() {
         return Err(g.errors);
     }
-    Ok((g.module, Manifest { entries, sites: g.sites }))
+    Ok((g.module, Manifest { entries, sites: g.sites, threads: opts.threads }))
 }
 
 impl<'p> Gen<'p> {
@@ -383,6 +338,9 @@ impl<'p> Gen<'p> {
             return None;
         }
         self.active[k] = true;
+        // A function may be called from serial code: its maps may run in parallel (called from
+        // a parallel map, the host runs them on the calling thread).
+        let was_par = std::mem::replace(&mut self.in_par, false);
         let args: Vec<LocalId> = f.params.iter().map(|p| self.bind(p, f.span)).collect();
         let params: Vec<ValType> = args.iter().map(|l| self.module.locals.get(*l).ty()).collect();
         let results: Vec<ValType> = f.ret.iter().map(ty_val).collect();
@@ -397,6 +355,7 @@ impl<'p> Gen<'p> {
         }
         let id = fb.finish(args, &mut self.module.funcs);
         self.active[k] = false;
+        self.in_par = was_par;
         self.funs[k] = Some(id);
         Some(id)
     }
@@ -1399,6 +1358,9 @@ impl<'p> Gen<'p> {
         self.check_width(b, wl, w, arrs, "map", span);
         let outs = self.soac_outputs(b, pat_params, pat);
         let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
+        if self.opts.threads && !self.in_par && fuse.is_none() && super::par::heavy(&lam.body) {
+            return self.par_map(b, wl, lam, arrs, &ps, &outs);
+        }
         let mut start = None;
         if outs.iter().all(|o| o.1.is_none()) {
             let ptrs: Vec<LocalId> = outs.iter().map(|o| o.0).collect();
@@ -1419,19 +1381,29 @@ impl<'p> Gen<'p> {
         }
         // Each iteration's results are copied into the outputs, so whatever its body allocated
         // is dead afterwards: the arena goes back to where the iteration started.
-        let mark = self.tmp(ValType::I32);
-        let hp = self.hp;
-        self.for_step(b, start, wl, 1, |g, b, j| {
-            b.global_get(hp).local_set(mark);
-            for (p, a) in ps.iter().zip(arrs) {
-                g.bind_row(b, *p, *a, j);
-            }
-            g.body(b, &lam.body);
-            for ((out, row, elem), r) in outs.iter().zip(&lam.body.result) {
-                g.store_row(b, *out, j, r, *elem, *row);
-            }
-            b.local_get(mark).global_set(hp);
-        });
+        self.for_step(b, start, wl, 1, |g, b, j| g.map_iteration(b, j, lam, arrs, &ps, &outs));
+    }
+
+    /// One iteration `j` of a map: bind the rows, run the body, store its results.
+    pub(super) fn map_iteration(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        j: LocalId,
+        lam: &Lambda,
+        arrs: &[Var],
+        ps: &[LocalId],
+        outs: &[(LocalId, Option<LocalId>, PrimType)],
+    ) {
+        let arena = self.arena;
+        let mark = arena.mark(&mut self.module, b);
+        for (p, a) in ps.iter().zip(arrs) {
+            self.bind_row(b, *p, *a, j);
+        }
+        self.body(b, &lam.body);
+        for ((out, row, elem), r) in outs.iter().zip(&lam.body.result) {
+            self.store_row(b, *out, j, r, *elem, *row);
+        }
+        arena.restore(b, mark);
     }
 
     /// `let r = reduce op ne (map f arrs)` (the statement `red`) when nothing else reads the
@@ -1464,10 +1436,9 @@ impl<'p> Gen<'p> {
                 start = Some(nvec);
             }
         }
-        let mark = self.tmp(ValType::I32);
-        let hp = self.hp;
+        let arena = self.arena;
         self.for_step(b, start, wl, 1, |g, b, j| {
-            b.global_get(hp).local_set(mark);
+            let mark = arena.mark(&mut g.module, b);
             for (p, a) in ps.iter().zip(arrs) {
                 g.bind_row(b, *p, *a, j);
             }
@@ -1477,7 +1448,7 @@ impl<'p> Gen<'p> {
             b.local_set(rps[1]);
             g.body(b, &rlam.body);
             g.assign(b, &[acc], &rlam.body.result);
-            b.local_get(mark).global_set(hp);
+            arena.restore(b, mark);
         });
     }
 

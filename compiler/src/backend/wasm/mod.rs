@@ -7,7 +7,13 @@
 //!   values of a run-time error message; everything from `HEAP_BASE` on is the arena.
 //! * `alloc(bytes: i64) -> i32` bumps the arena pointer (16-byte aligned), growing memory as
 //!   needed; `reset()` empties the arena. The host resets, allocates and fills the arguments,
-//!   calls the entry point, reads the results, and resets again: one arena per call.
+//!   calls the entry point, reads the results, and resets again: one arena per call. The host
+//!   must call `reset()` before the first `alloc`.
+//! * Built with threads ([`Manifest::threads`]): the memory is imported (`env.memory`, shared,
+//!   at most 65536 pages), and so is `threads.par_for(k: i32, n: i64, env: i32)`, which must run
+//!   the export `par.K(env, start, end)` over `[0, n)` (in pieces, on any instances of the module
+//!   sharing the memory, each calling `reset_thread()` first) and return when all are done; see
+//!   `par.rs`.
 //! * One export per entry point, named `entry.NAME`. Its parameters are the IR function's: one `i64`
 //!   per dimension of each array argument first, then each argument: a scalar as itself (`bool`,
 //!   8/16/32-bit integers as `i32`), an array as an `i32` pointer to its row-major elements
@@ -20,9 +26,11 @@
 //!   the host reads both and renders the same message the interpreter gives
 //!   ([`Manifest::error`]). A trap with `err_code == 0` is an internal error.
 
+mod arena;
 mod elementary;
 mod emit;
 mod gen;
+mod par;
 mod scalar;
 mod simd;
 
@@ -81,6 +89,9 @@ pub struct EntryAbi {
 pub struct Manifest {
     pub entries: Vec<EntryAbi>,
     pub sites: Vec<Site>,
+    /// Built with threads: the module imports its memory (`env.memory`, shared) and the host's
+    /// `threads.par_for`, and exports `reset_thread` and the parallel maps `par.K`.
+    pub threads: bool,
 }
 
 /// A compiled program: the module's bytes and how to call it.
@@ -95,11 +106,14 @@ pub struct WasmModule {
 pub struct Options {
     /// Use SIMD128 instructions for inner loops where they apply.
     pub simd: bool,
+    /// Run outermost maps on every thread the host has (see `par.rs`). The module then needs
+    /// the threads proposal (shared memory, atomics).
+    pub threads: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { simd: true }
+        Options { simd: true, threads: false }
     }
 }
 
@@ -258,6 +272,11 @@ impl Manifest {
                 )
             })
             .collect();
-        format!("{{\"entries\":[{}],\"sites\":[{}]}}", entries.join(","), sites.join(","))
+        format!(
+            "{{\"entries\":[{}],\"sites\":[{}],\"threads\":{}}}",
+            entries.join(","),
+            sites.join(","),
+            self.threads
+        )
     }
 }

@@ -94,8 +94,32 @@ fn simd_paths_emit_vector_code_and_can_be_turned_off() {
     let src = "entry dot (xs: []f32) (ys: []f32) : f32 = reduce (+) 0 (map2 (*) xs ys)
                entry mx (xs: []f64) : f64 = reduce f64.max (-f64.inf) xs";
     let c = driver::compile(src).unwrap();
-    let on = to_wat(&compile(&c.ir, &Options { simd: true }).unwrap().bytes).unwrap();
-    let off = to_wat(&compile(&c.ir, &Options { simd: false }).unwrap().bytes).unwrap();
+    let on =
+        to_wat(&compile(&c.ir, &Options { simd: true, threads: false }).unwrap().bytes).unwrap();
+    let off =
+        to_wat(&compile(&c.ir, &Options { simd: false, threads: false }).unwrap().bytes).unwrap();
     assert!(on.contains("f32x4.mul") && on.contains("f32x4.add") && on.contains("v128.bitselect"));
     assert!(!off.contains("v128"), "{off}");
+}
+
+/// With threads, an outermost map with a loop inside becomes an exported `par.K`; a lane-wise map
+/// stays a vector loop; the memory is imported and shared.
+#[test]
+fn threads_outline_heavy_outermost_maps() {
+    let src = "
+entry rows [n][m] (xss: [n][m]f32) : [n]f32 = map (\\xs -> f32.sum (map (* 2) xs)) xss
+entry flat (xs: []f32) : []f32 = map (* 2) xs
+";
+    let c = driver::compile(src).unwrap();
+    let m = compile(&c.ir, &Options { threads: true, ..Options::default() }).unwrap();
+    assert!(m.manifest.threads && m.manifest.to_json().contains("\"threads\":true"));
+    let wat = to_wat(&m.bytes).unwrap();
+    assert!(wat.contains("(import \"env\" \"memory\" (memory") && wat.contains("shared"), "{wat}");
+    assert!(wat.contains("(import \"threads\" \"par_for\""), "{wat}");
+    assert!(wat.contains("(export \"par.0\"") && !wat.contains("\"par.1\""), "{wat}");
+    assert!(wat.contains("(export \"reset_thread\""), "{wat}");
+    // Without threads: no imports of either.
+    let m = compile(&c.ir, &Options::default()).unwrap();
+    let wat = to_wat(&m.bytes).unwrap();
+    assert!(!wat.contains("par_for") && !wat.contains("shared"), "{wat}");
 }

@@ -1,0 +1,72 @@
+//! Modules built with threads run their parallel maps on several threads (wasmtime instances on
+//! one shared memory) and give the interpreter's results, whatever the number of threads; a
+//! run-time error on any thread is reported with its message and span.
+
+use ogham::backend::wasm::{self, Options};
+use ogham::driver::{self, run_interp};
+use ogham::value::Value;
+use ogham_runtime::Executor;
+
+const PROGRAM: &str = "
+def dot [n] (a: [n]f32) (b: [n]f32) : f32 = f32.sum (map2 (*) a b)
+entry matmul [n][m][p] (a: [n][m]f32) (b: [m][p]f32) : [n][p]f32 =
+  map (\\r -> map (dot r) (transpose b)) a
+-- Iterations of uneven cost, each allocating temporaries.
+entry uneven (n: i64) : [n]i64 =
+  map (\\i -> i64.sum (map (\\j -> j * i) (iota (i % 97)))) (iota n)
+-- A parallel map inside a function that a parallel map calls.
+def rows [k] (x: i64) (ys: [k]i64) : [k]i64 = map (\\y -> i64.sum (map (+ y) (iota x))) ys
+entry nested (n: i64) : [n][4]i64 = map (\\i -> rows (i % 5) (iota 4)) (iota n)
+entry fails (n: i64) (k: i64) : [n]i64 = map (\\i -> i64.sum (iota (i % 3)) + (iota n)[k - i]) (iota n)
+";
+
+fn args(src: &str) -> Vec<Value> {
+    ogham::value::text::parse_values(src).unwrap()
+}
+
+#[test]
+fn parallel_maps_agree_with_the_interpreter_on_any_number_of_threads() {
+    let c = driver::compile(PROGRAM).unwrap();
+    let m = wasm::compile(&c.ir, &Options { threads: true, ..Options::default() }).unwrap();
+    assert!(m.manifest.threads);
+    let a: Vec<String> = (0..37 * 29).map(|i| format!("{}f32", (i % 11) as f32 - 5.0)).collect();
+    let b: Vec<String> = (0..29 * 13).map(|i| format!("{}f32", (i % 7) as f32 * 0.5)).collect();
+    let rows = |v: &[String], w: usize| {
+        v.chunks(w).map(|r| format!("[{}]", r.join(", "))).collect::<Vec<_>>().join(", ")
+    };
+    let cases = [
+        ("matmul", format!("[{}] [{}]", rows(&a, 29), rows(&b, 13))),
+        ("uneven", "1000i64".to_string()),
+        ("nested", "300i64".to_string()),
+    ];
+    for threads in [1, 2, 5] {
+        let exec = Executor::with_threads(threads).unwrap();
+        let mut loaded = exec.load(&m).unwrap();
+        for (entry, input) in &cases {
+            let want = run_interp(&c, entry, &args(input)).unwrap();
+            // Twice: the second call reuses the workers and the emptied arena.
+            for _ in 0..2 {
+                let got = loaded.run(entry, &args(input)).unwrap();
+                assert_eq!(got, want, "{entry} on {threads} threads");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_error_on_any_thread_is_reported_with_its_span() {
+    let c = driver::compile(PROGRAM).unwrap();
+    let m = wasm::compile(&c.ir, &Options { threads: true, ..Options::default() }).unwrap();
+    let exec = Executor::with_threads(4).unwrap();
+    let mut loaded = exec.load(&m).unwrap();
+    // k - i is out of bounds for the last iterations only (a worker's piece) or the first.
+    for input in ["1000i64 900i64", "1000i64 1500i64"] {
+        let want = run_interp(&c, "fails", &args(input)).unwrap_err();
+        let got = loaded.run("fails", &args(input)).unwrap_err();
+        // The first failing iteration's error, as a serial run gives.
+        assert_eq!((&got.message, got.span), (&want.message, want.span), "{input}");
+    }
+    // The program still runs afterwards.
+    let ok = loaded.run("fails", &args("10i64 9i64")).unwrap();
+    assert_eq!(ok, run_interp(&c, "fails", &args("10i64 9i64")).unwrap());
+}
