@@ -98,16 +98,24 @@ export async function load(bytes, manifest, opts = {}) {
   const pool = threads > 1 && canBlock() ? await Pool.start(module, memory, threads - 1) : null;
   let x = null;
   let busy = false;
+  // Each parallel map's last serial cost (ms): one cheaper than SERIAL_MS (a small map inside a
+  // loop) runs on the calling thread, where waking the workers would cost more than it saves.
+  const cost = new Map();
   const parFor = (k, n, env) => {
     const f = x[`par.${k}`];
-    // A parallel map inside one (a function called from its body) runs on its thread.
-    if (!pool || busy || n < 2n) return f(env, 0n, n);
+    const t0 = performance.now();
+    if (!pool || busy || n < 2n || cost.get(k) < SERIAL_MS) {
+      f(env, 0n, n);
+      cost.set(k, performance.now() - t0);
+      return;
+    }
     busy = true;
     try {
       pool.run(x, k, n, env, f);
     } finally {
       busy = false;
     }
+    cost.set(k, (performance.now() - t0) * pool.threads);
   };
   const imports = { ...mathImports(), env: { memory }, threads: { par_for: parFor } };
   const { exports } = await WebAssembly.instantiate(module, imports);
@@ -130,6 +138,8 @@ function canBlock() {
   if (typeof process !== 'undefined' && process.versions?.node) return true;
   return typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
 }
+
+const SERIAL_MS = 0.25;
 
 // The control block shared with the workers: Int32 slots, then BigInt64 slots from byte 32.
 const GEN = 0, PENDING = 1, TASK_K = 2, TASK_ENV = 3, ERR = 4, ERR_CODE = 5, ERR_SITE = 6, QUIT = 7;

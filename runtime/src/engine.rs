@@ -1,8 +1,10 @@
 //! The wasmtime engine (native builds).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use ogham::backend::wasm::{self, Manifest, WasmModule};
 use ogham::diag::Diagnostic;
@@ -137,11 +139,12 @@ impl Executor {
         l.define(&store, "env", "memory", shared.clone()).map_err(inst_err)?;
         let main_pool = pool.clone();
         let busy = Arc::new(AtomicBool::new(false));
+        let cost = Arc::new(Mutex::new(HashMap::new()));
         l.func_wrap(
             "threads",
             "par_for",
             move |caller: Caller<'_, ()>, k: i32, n: i64, env: i32| {
-                par_for_main(caller, main_pool.as_deref(), &busy, k, n, env)
+                par_for_main(caller, main_pool.as_deref(), &busy, &cost, k, n, env)
             },
         )
         .map_err(inst_err)?;
@@ -281,15 +284,45 @@ fn par_for_main(
     mut caller: Caller<'_, ()>,
     pool: Option<&Pool>,
     busy: &AtomicBool,
+    cost: &Mutex<HashMap<i32, Duration>>,
     k: i32,
     n: i64,
     env: i32,
 ) -> wasmtime::Result<()> {
     let f = par_fn(&mut caller, k)?;
+    let t0 = Instant::now();
+    let cheap = cost.lock().ok().and_then(|c| c.get(&k).copied()).is_some_and(|c| c < SERIAL);
     let pool = match pool {
-        Some(p) if n > 1 && !busy.swap(true, Ordering::Acquire) => p,
-        _ => return f.call(&mut caller, (env, 0, n)),
+        Some(p) if n > 1 && !cheap && !busy.swap(true, Ordering::Acquire) => p,
+        _ => {
+            f.call(&mut caller, (env, 0, n))?;
+            if let Ok(mut c) = cost.lock() {
+                c.insert(k, t0.elapsed());
+            }
+            return Ok(());
+        }
     };
+    let result = par_for_pool(&mut caller, f, pool, k, n, env);
+    busy.store(false, Ordering::Release);
+    if let Ok(mut c) = cost.lock() {
+        c.insert(k, t0.elapsed() * (pool.senders.len() as u32 + 1));
+    }
+    result
+}
+
+/// A parallel map cheaper than this on one thread (a small map inside a loop) runs on the
+/// calling thread: waking the workers would cost more than it saves.
+const SERIAL: Duration = Duration::from_micros(250);
+
+/// Run `par.k` over `[0, n)` on the pool's threads and this one.
+fn par_for_pool(
+    caller: &mut Caller<'_, ()>,
+    f: TypedFunc<(i32, i64, i64), ()>,
+    pool: &Pool,
+    k: i32,
+    n: i64,
+    env: i32,
+) -> wasmtime::Result<()> {
     let threads = pool.senders.len() as i64 + 1;
     // Several pieces per thread, so that uneven iterations even out.
     let grain = (n / (threads * 8)).max(1);
@@ -309,7 +342,7 @@ fn par_for_main(
         if s >= n {
             break;
         }
-        if let Err(e) = f.call(&mut caller, (env, s, (s + grain).min(n))) {
+        if let Err(e) = f.call(&mut *caller, (env, s, (s + grain).min(n))) {
             next.store(n, Ordering::Relaxed);
             mine = Err(e);
             break;
@@ -331,18 +364,17 @@ fn par_for_main(
             }
         }
     }
-    busy.store(false, Ordering::Release);
     if mine.is_err() || theirs.is_some() {
         // Report the error a serial run reports (that of the first failing iteration, whichever
         // thread met one first): run the map again on this thread. Iterations only write their
         // own rows, so running them twice is harmless.
-        f.call(&mut caller, (env, 0, n))?;
+        f.call(&mut *caller, (env, 0, n))?;
     }
     mine?;
     if let Some(e) = theirs {
         for (name, v) in [("err_code", e.code), ("err_site", e.site)] {
             if let Some(g) = caller.get_export(name).and_then(|x| x.into_global()) {
-                g.set(&mut caller, Val::I32(v))?;
+                g.set(&mut *caller, Val::I32(v))?;
             }
         }
         return Err(wasmtime::Error::msg(e.what));

@@ -65,7 +65,7 @@ fn a_module_with_threads_runs_in_node_workers() {
 entry matmul [n][m][p] (a: [n][m]f32) (b: [m][p]f32) : [n][p]f32 =
   map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose b)) a
 entry uneven (n: i64) : [n]i64 = map (\\i -> i64.sum (map (* i) (iota (i % 97)))) (iota n)
-entry fails (n: i64) (k: i64) : [n]i64 = map (\\i -> i64.sum (iota (i % 3)) + (iota n)[k - i]) (iota n)
+entry fails (n: i64) (k: i64) : [n]i64 = map (\\i -> i64.sum (iota (i % 1000)) + (iota n)[k - i]) (iota n)
 ";
     let c = ogham::driver::compile(src).unwrap();
     let dir = std::env::temp_dir().join(format!("ogham-node-threads-{}", std::process::id()));
@@ -92,9 +92,9 @@ const err = (p, args) => {{ try {{ p.run('fails', args); return 'no error'; }} c
 for (let k = 0; k < 2; k++) {{
   console.log(same(par.run('matmul', [a, b])[0].data, seq.run('matmul', [a, b])[0].data));
   console.log(same(par.run('uneven', [2000n])[0].data, seq.run('uneven', [2000n])[0].data));
-  console.log(err(par, [1000n, 900n]) === err(seq, [1000n, 900n]));
+  console.log(err(par, [3000n, 2900n]) === err(seq, [3000n, 2900n]));
 }}
-console.log(err(par, [1000n, 900n]));
+console.log(err(par, [3000n, 2900n]));
 par.close();
 "#,
         lib = lib.display(),
@@ -107,6 +107,6 @@ par.close();
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines[..6], ["true"; 6], "{stdout}");
-    assert!(lines[6].starts_with("index [-1] out of bounds for array of shape [1000]"), "{stdout}");
+    assert!(lines[6].starts_with("index [-1] out of bounds for array of shape [3000]"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }

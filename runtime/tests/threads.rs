@@ -17,7 +17,7 @@ entry uneven (n: i64) : [n]i64 =
 -- A parallel map inside a function that a parallel map calls.
 def rows [k] (x: i64) (ys: [k]i64) : [k]i64 = map (\\y -> i64.sum (map (+ y) (iota x))) ys
 entry nested (n: i64) : [n][4]i64 = map (\\i -> rows (i % 5) (iota 4)) (iota n)
-entry fails (n: i64) (k: i64) : [n]i64 = map (\\i -> i64.sum (iota (i % 3)) + (iota n)[k - i]) (iota n)
+entry fails (n: i64) (k: i64) : [n]i64 = map (\\i -> i64.sum (iota (i % 1000)) + (iota n)[k - i]) (iota n)
 ";
 
 fn args(src: &str) -> Vec<Value> {
@@ -60,7 +60,7 @@ fn an_error_on_any_thread_is_reported_with_its_span() {
     let exec = Executor::with_threads(4).unwrap();
     let mut loaded = exec.load(&m).unwrap();
     // k - i is out of bounds for the last iterations only (a worker's piece) or the first.
-    for input in ["1000i64 900i64", "1000i64 1500i64"] {
+    for input in ["3000i64 2900i64", "3000i64 4500i64"] {
         let want = run_interp(&c, "fails", &args(input)).unwrap_err();
         let got = loaded.run("fails", &args(input)).unwrap_err();
         // The first failing iteration's error, as a serial run gives.

@@ -32,7 +32,9 @@ pub(super) struct Gen<'p> {
     pub par_fn: Option<FunctionId>,
     /// How many parallel maps have been outlined (`par.K` exports).
     pub par_count: usize,
-    funs: Vec<Option<FunctionId>>,
+    /// Each IR function's wasm function, as called from serial code and from the body of a
+    /// parallel map (whose maps are all serial), built on first use.
+    funs: Vec<[Option<FunctionId>; 2]>,
     active: Vec<bool>,
     pub sites: Vec<Site>,
     pub errors: Vec<Diagnostic>,
@@ -101,7 +103,7 @@ pub(super) fn generate(
         in_par: false,
         par_fn: None,
         par_count: 0,
-        funs: vec![None; prog.funs.len()],
+        funs: vec![[None; 2]; prog.funs.len()],
         active: vec![false; prog.funs.len()],
         sites: Vec::new(),
         errors: Vec::new(),
@@ -321,8 +323,9 @@ impl<'p> Gen<'p> {
     // ---- functions ----
 
     fn fun(&mut self, k: usize, span: Span) -> Option<FunctionId> {
-        if let Some(Some(f)) = self.funs.get(k) {
-            return Some(*f);
+        let variant = usize::from(self.in_par);
+        if let Some(f) = self.funs.get(k).and_then(|f| f[variant]) {
+            return Some(f);
         }
         let prog = self.prog;
         let Some(f) = prog.funs.get(k) else {
@@ -338,14 +341,11 @@ impl<'p> Gen<'p> {
             return None;
         }
         self.active[k] = true;
-        // A function may be called from serial code: its maps may run in parallel (called from
-        // a parallel map, the host runs them on the calling thread).
-        let was_par = std::mem::replace(&mut self.in_par, false);
         let args: Vec<LocalId> = f.params.iter().map(|p| self.bind(p, f.span)).collect();
         let params: Vec<ValType> = args.iter().map(|l| self.module.locals.get(*l).ty()).collect();
         let results: Vec<ValType> = f.ret.iter().map(ty_val).collect();
         let mut fb = FunctionBuilder::new(&mut self.module.types, &params, &results);
-        fb.name(f.name.clone());
+        fb.name(if self.in_par { format!("{}.serial", f.name) } else { f.name.clone() });
         {
             let mut b = fb.func_body();
             self.body(&mut b, &f.body);
@@ -355,8 +355,7 @@ impl<'p> Gen<'p> {
         }
         let id = fb.finish(args, &mut self.module.funcs);
         self.active[k] = false;
-        self.in_par = was_par;
-        self.funs[k] = Some(id);
+        self.funs[k][variant] = Some(id);
         Some(id)
     }
 
