@@ -101,8 +101,10 @@ export async function load(bytes, manifest, opts = {}) {
   // Each parallel map's last serial cost (ms): one cheaper than SERIAL_MS (a small map inside a
   // loop) runs on the calling thread, where waking the workers would cost more than it saves.
   const cost = new Map();
+  // Looked up once: a small map inside a loop calls this thousands of times.
+  const fns = [];
   const parFor = (k, n, env) => {
-    const f = x[`par.${k}`];
+    const f = (fns[k] ??= x[`par.${k}`]);
     const t0 = performance.now();
     if (!pool || busy || n < 2n || cost.get(k) < SERIAL_MS) {
       f(env, 0n, n);

@@ -24,7 +24,8 @@ const b = new BigInt64Array(ctl);
 let x = null;
 try {
   // A parallel map reached inside a parallel map runs on this thread.
-  const parFor = (k, n, env) => x[`par.${k}`](env, 0n, n);
+  const fns = [];
+  const parFor = (k, n, env) => (fns[k] ??= x[`par.${k}`])(env, 0n, n);
   const imports = { ...mathImports(), env: { memory }, threads: { par_for: parFor } };
   x = (await WebAssembly.instantiate(module, imports)).exports;
 
