@@ -39,6 +39,8 @@ pub struct Gpu {
     lost: Arc<Mutex<Option<String>>>,
     /// Word limit of one storage buffer binding.
     max_words: u64,
+    /// Storage buffers one kernel may bind (the adapter's limit, which the device requests).
+    max_storage_buffers: u32,
 }
 
 /// A program loaded onto a [`Gpu`]: its kernels' pipelines.
@@ -113,6 +115,19 @@ impl Drop for MapSender {
     }
 }
 
+/// A kernel that binds more storage buffers than the device allows: WebGPU would only report
+/// an opaque validation failure when the pipeline is created.
+fn too_many_buffers(kernel: &str, needed: usize, limit: u32) -> Diagnostic {
+    Diagnostic::new(
+        Phase::Runtime,
+        Span::DUMMY,
+        format!(
+            "unsupported on this GPU: kernel `{kernel}` needs {needed} storage buffers, but the device allows {limit} per shader stage"
+        ),
+    )
+    .with_hint("split the computation into smaller functions, or run with `--backend wasm`")
+}
+
 /// The adapter could not be found or WebGPU is missing: a diagnostic with a hint.
 fn no_adapter(msg: String) -> Diagnostic {
     let hint = if cfg!(target_arch = "wasm32") {
@@ -185,7 +200,14 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|_e| {}));
         let max_words =
             (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size) / 4;
-        Ok(Gpu { device, queue, pipelines: RefCell::new(HashMap::new()), lost, max_words })
+        Ok(Gpu {
+            device,
+            queue,
+            pipelines: RefCell::new(HashMap::new()),
+            lost,
+            max_words,
+            max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
+        })
     }
 
     /// Run `f`, turning GPU errors it raises into a diagnostic.
@@ -229,7 +251,17 @@ impl Gpu {
             has_dynamic_offset: false,
             min_binding_size: None,
         };
-        let mut entries = vec![storage(true), storage(false)];
+        // Binding 1 (the error record) is a storage buffer too; the arguments are uniform.
+        let needed = k.buffers.len() + 1;
+        if needed > self.max_storage_buffers as usize {
+            return Err(too_many_buffers(&k.name, needed, self.max_storage_buffers));
+        }
+        let uniform = wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let mut entries = vec![uniform, storage(false)];
         entries.extend(k.buffers.iter().map(|a| storage(*a == Access::Read)));
         let entries: Vec<wgpu::BindGroupLayoutEntry> = entries
             .into_iter()
@@ -429,7 +461,21 @@ impl exec::Device for Dev<'_> {
         groups: u64,
     ) -> Result<(), Diagnostic> {
         let p = self.pipelines.get(kernel).ok_or_else(|| gpu_err("no such kernel"))?.clone();
-        let argbuf = self.upload(if args.is_empty() { &[0] } else { args }).await?;
+        // A uniform array of vec4<u32>: whole 16-byte rows, at least one.
+        let mut words = args.to_vec();
+        words.resize(args.len().div_ceil(4).max(1) * 4, 0);
+        let argbuf = self
+            .gpu
+            .scoped("allocating the arguments", || {
+                Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("arguments"),
+                    size: 4 * words.len() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }))
+            })
+            .await?;
+        self.gpu.queue.write_buffer(&argbuf, 0, &bytes(&words));
         let gpu = self.gpu;
         let err = &self.err;
         let x = groups.min(65535) as u32;
@@ -439,7 +485,7 @@ impl exec::Device for Dev<'_> {
         }
         gpu.scoped("running a kernel", || {
             let mut entries = vec![
-                wgpu::BindGroupEntry { binding: 0, resource: argbuf.0.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 0, resource: argbuf.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: err.as_entire_binding() },
             ];
             for (i, b) in bufs.iter().enumerate() {
