@@ -115,17 +115,23 @@ impl Drop for MapSender {
     }
 }
 
-/// A kernel that binds more storage buffers than the device allows: WebGPU would only report
-/// an opaque validation failure when the pipeline is created.
-fn too_many_buffers(kernel: &str, needed: usize, limit: u32) -> Diagnostic {
-    Diagnostic::new(
+/// A kernel must not bind more storage buffers than the device allows (`limit` per shader
+/// stage): WebGPU would only report an opaque validation failure when the pipeline is created.
+fn check_bindings(k: &wgsl::Kernel, limit: u32) -> Result<(), Diagnostic> {
+    // Binding 1 (the error record) is a storage buffer too; the arguments are uniform.
+    let needed = k.buffers.len() + 1;
+    if needed <= limit as usize {
+        return Ok(());
+    }
+    Err(Diagnostic::new(
         Phase::Runtime,
         Span::DUMMY,
         format!(
-            "unsupported on this GPU: kernel `{kernel}` needs {needed} storage buffers, but the device allows {limit} per shader stage"
+            "unsupported on this GPU: kernel `{}` needs {needed} storage buffers, but the device allows {limit} per shader stage",
+            k.name
         ),
     )
-    .with_hint("split the computation into smaller functions, or run with `--backend wasm`")
+    .with_hint("split the computation into smaller functions, or run with `--backend wasm`"))
 }
 
 /// The adapter could not be found or WebGPU is missing: a diagnostic with a hint.
@@ -251,11 +257,7 @@ impl Gpu {
             has_dynamic_offset: false,
             min_binding_size: None,
         };
-        // Binding 1 (the error record) is a storage buffer too; the arguments are uniform.
-        let needed = k.buffers.len() + 1;
-        if needed > self.max_storage_buffers as usize {
-            return Err(too_many_buffers(&k.name, needed, self.max_storage_buffers));
-        }
+        check_bindings(k, self.max_storage_buffers)?;
         let uniform = wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Uniform,
             has_dynamic_offset: false,
@@ -581,5 +583,25 @@ mod runner {
                 GpuTestProgram::Rejected(d) => Err(d.clone()),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_over_the_binding_limit_is_a_clear_error() {
+        let k = wgsl::Kernel {
+            name: "map_2".into(),
+            wgsl: String::new(),
+            buffers: vec![Access::Read; 10],
+        };
+        assert!(check_bindings(&k, 11).is_ok());
+        let e = check_bindings(&k, 10).unwrap_err();
+        assert_eq!(
+            e.message,
+            "unsupported on this GPU: kernel `map_2` needs 11 storage buffers, but the device allows 10 per shader stage"
+        );
     }
 }

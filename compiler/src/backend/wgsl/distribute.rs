@@ -351,10 +351,10 @@ impl Distribute<'_> {
             }
         });
         for v in binders {
-            if !map.contains_key(&v) {
+            if let std::collections::hash_map::Entry::Vacant(e) = map.entry(v) {
                 let name = self.names.get(v.0 as usize).cloned().unwrap_or_default();
-                let nv = self.fresh(&name);
-                map.insert(v, nv);
+                e.insert(Var(self.names.len() as u32));
+                self.names.push(name);
             }
         }
         walk::lambda_vars(&mut l, &mut |v, _| {
