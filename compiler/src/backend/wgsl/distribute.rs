@@ -96,30 +96,38 @@ impl Distribute<'_> {
         let heavy = |d: &Self, lam: &Lambda| -> Vec<usize> {
             (0..lam.body.stms.len()).filter(|&k| d.heavy(&lam.body.stms[k])).collect()
         };
-        // With scalar results the last loop stays: it runs once per element already.
-        let splits =
-            |hs: &[usize]| if scalar_results { hs.len().saturating_sub(1) } else { hs.len() };
-        let (mut lam, arrs) = self.peel_scans(lam, arrs, *w, outer, out);
-        let first = heavy(self, &lam);
-        if splits(&first) == 0 && lam == self.original(s) {
-            // Inlining alone may expose a segmented reduction.
-            out.push(s.clone());
-            return;
-        }
-        if splits(&first) == 0 {
-            out.push(Stm { pat: s.pat.clone(), exp: Exp::Map { w: *w, lam, arrs }, span: s.span });
-            return;
-        }
-        let mut arrs = arrs;
+        let orig = self.original(s);
+        let mut arrs = arrs.clone();
         // Per element type: the parameter of the rest of the map that holds the packed row
         // values, the host array it is given, and the number of columns.
         let mut packs: Vec<(PrimType, Var, Var, i64)> = Vec::new();
         loop {
+            // The first statement to split at, in order: a loop computing scalars (with scalar
+            // results the last one stays: it runs once per element already), or an array to
+            // compute on its own (`None` and `Some` of its row width).
             let hv = heavy(self, &lam);
-            if splits(&hv) == 0 {
-                break;
+            let kept = if scalar_results { hv.last().copied() } else { None };
+            let mut point = None;
+            for k in 0..lam.body.stms.len() {
+                if hv.contains(&k) {
+                    if Some(k) != kept {
+                        point = Some((k, None));
+                    }
+                    break;
+                }
+                if let Some(d) = self.peelable(&lam, k) {
+                    point = Some((k, Some(d)));
+                    break;
+                }
             }
-            let h = hv[0];
+            let h = match point {
+                None => break,
+                Some((k, Some(d))) => {
+                    (lam, arrs) = self.peel(lam, &arrs, &packs, (k, d), (*w, outer), out);
+                    continue;
+                }
+                Some((h, None)) => h,
+            };
             let hs = lam.body.stms[h].clone();
             let mut body1 = ir::Body {
                 stms: lam.body.stms[..=h].to_vec(),
@@ -127,10 +135,17 @@ impl Distribute<'_> {
             };
             crate::ir::lower::dce(&mut body1);
             drop_unused_reads(&mut body1, &packs);
+            // The values leave as the 32-bit words of their pack's type.
+            body1.result.clear();
+            for p in &hs.pat {
+                let (stm, word) = self.word_of(p, hs.span);
+                body1.stms.extend(stm);
+                body1.result.push(Atom::Var(word.var));
+            }
             let lam1 = Lambda {
                 params: lam.params.clone(),
                 body: body1,
-                ret: hs.pat.iter().map(|p| p.ty.clone()).collect(),
+                ret: hs.pat.iter().map(|p| Type::Prim(pack_type(p.ty.elem()))).collect(),
             };
             let (lam1, arrs1) = prune(lam1, &arrs);
             let mut rows = Vec::new();
@@ -138,7 +153,7 @@ impl Distribute<'_> {
                 let name = format!("{}_rows", self.name(p.var));
                 rows.push(Param {
                     var: self.fresh(&name),
-                    ty: Type::Array { elem: p.ty.elem(), shape: vec![outer] },
+                    ty: Type::Array { elem: pack_type(p.ty.elem()), shape: vec![outer] },
                 });
             }
             out.push(Stm {
@@ -150,7 +165,7 @@ impl Distribute<'_> {
             // from there.
             let mut reads = Vec::new();
             for (p, r) in hs.pat.iter().zip(&rows) {
-                let t = p.ty.elem();
+                let t = pack_type(p.ty.elem());
                 let col = self.fresh(&format!("{}_col", self.name(p.var)));
                 let col_ty = Type::Array { elem: t, shape: vec![outer, ir::Dim::Const(1)] };
                 out.push(Stm {
@@ -184,14 +199,16 @@ impl Distribute<'_> {
                     packed
                 };
                 packs[k] = (t, param, packed, cols + 1);
+                let word = Param { var: self.fresh("word"), ty: Type::Prim(t) };
                 reads.push(Stm {
-                    pat: vec![p.clone()],
+                    pat: vec![word.clone()],
                     exp: Exp::Index {
                         arr: param,
                         idx: vec![ir::DimIndex::Fix(Atom::Const(PrimValue::I64(cols)))],
                     },
                     span: hs.span,
                 });
+                reads.extend(from_word(&word, p, hs.span));
             }
             let mut stms = reads;
             stms.extend(lam.body.stms[..h].iter().cloned());
@@ -216,77 +233,101 @@ impl Distribute<'_> {
             lam.params = params;
             arrs = new_arrs;
         }
+        if lam == orig {
+            // Nothing to split, nothing inlined.
+            out.push(s.clone());
+            return;
+        }
         crate::ir::lower::dce(&mut lam.body);
         drop_unused_reads(&mut lam.body, &packs);
         let (lam, arrs) = prune(lam, &arrs);
         out.push(Stm { pat: s.pat.clone(), exp: Exp::Map { w: *w, lam, arrs }, span: s.span });
     }
 
-    /// Each `scan` of the function's top level (of vectors, with a width the host knows) that is
-    /// not already all the function returns becomes a map of its own (a segmented scan: one
-    /// invocation scans a segment, O(n·m) work) whose `[n][m]` results the rest reads: inside a
-    /// kernel a scan is delayed, and demanding every element of it folds a prefix per element,
-    /// O(m²) per segment.
-    fn peel_scans(
+    /// Whether the statement at `k` of a map's function makes arrays worth computing on their
+    /// own, and their width (which the host must know): a `scan` (inside a kernel a scan is
+    /// delayed, and demanding every element of it folds a prefix per element, O(m²) per
+    /// segment), or a `map` whose elements loop (a matrix-vector product: demanding its elements
+    /// in a loop would recompute each). Not when they are all the function returns (the kernel
+    /// then writes each element once).
+    fn peelable(&self, lam: &Lambda, k: usize) -> Option<ir::Dim> {
+        let st = lam.body.stms.get(k)?;
+        if returns(lam, k) || !st.pat.iter().all(|p| p.ty.rank() == 1) {
+            return None;
+        }
+        match &st.exp {
+            Exp::Scan { w, .. } => host_width(lam, k, *w),
+            Exp::Map { w, lam: inner, .. }
+                if inner.body.stms.iter().any(|x| heavy(self.prog, x)) =>
+            {
+                host_width(lam, k, *w)
+            }
+            _ => None,
+        }
+    }
+
+    /// Compute the arrays of the statement at `h` (of width `d`) with a map of their own: a
+    /// segmented scan, or a map over `[n][d]` elements. Their `[n][d]` results become
+    /// parameters of the rest of the function.
+    fn peel(
         &mut self,
         mut lam: Lambda,
         arrs: &[Var],
-        w: Atom,
-        outer: ir::Dim,
+        packs: &[(PrimType, Var, Var, i64)],
+        (h, d): (usize, ir::Dim),
+        (w, outer): (Atom, ir::Dim),
         out: &mut Vec<Stm>,
     ) -> (Lambda, Vec<Var>) {
         let mut arrs = arrs.to_vec();
-        loop {
-            let n = lam.body.stms.len();
-            let mut found = None;
-            for (k, st) in lam.body.stms.iter().enumerate() {
-                let Exp::Scan { w: sw, .. } = &st.exp else { continue };
-                let last = k + 1 == n
-                    && lam.body.result.len() == st.pat.len()
-                    && lam.body.result.iter().zip(&st.pat).all(|(a, p)| *a == Atom::Var(p.var));
-                let vectors = st.pat.iter().all(|p| p.ty.rank() == 1);
-                if let (false, true, Some(d)) = (last, vectors, host_width(&lam, k, *sw)) {
-                    found = Some((k, d));
-                    break;
-                }
-            }
-            let Some((h, d)) = found else { return (lam, arrs) };
-            let hs = lam.body.stms[h].clone();
-            let row_ty = |p: &Param| Type::Array { elem: p.ty.elem(), shape: vec![d] };
-            let mut body1 = ir::Body {
-                stms: lam.body.stms[..=h].to_vec(),
-                result: hs.pat.iter().map(|p| Atom::Var(p.var)).collect(),
-            };
-            crate::ir::lower::dce(&mut body1);
-            let lam1 = Lambda {
-                params: lam.params.clone(),
-                body: body1,
-                ret: hs.pat.iter().map(row_ty).collect(),
-            };
-            let (lam1, arrs1) = prune(lam1, &arrs);
-            let mut rows = Vec::new();
-            for p in &hs.pat {
-                let name = format!("{}_rows", self.name(p.var));
-                rows.push(Param {
-                    var: self.fresh(&name),
-                    ty: Type::Array { elem: p.ty.elem(), shape: vec![outer, d] },
-                });
-            }
-            out.push(Stm {
-                pat: rows.clone(),
-                exp: Exp::Map { w, lam: lam1, arrs: arrs1 },
-                span: hs.span,
+        let hs = lam.body.stms[h].clone();
+        let row_ty = |p: &Param| Type::Array { elem: p.ty.elem(), shape: vec![d] };
+        let mut body1 = ir::Body {
+            stms: lam.body.stms[..=h].to_vec(),
+            result: hs.pat.iter().map(|p| Atom::Var(p.var)).collect(),
+        };
+        crate::ir::lower::dce(&mut body1);
+        drop_unused_reads(&mut body1, packs);
+        let lam1 = Lambda {
+            params: lam.params.clone(),
+            body: body1,
+            ret: hs.pat.iter().map(row_ty).collect(),
+        };
+        let (lam1, arrs1) = prune(lam1, &arrs);
+        let mut rows = Vec::new();
+        for p in &hs.pat {
+            let name = format!("{}_rows", self.name(p.var));
+            rows.push(Param {
+                var: self.fresh(&name),
+                ty: Type::Array { elem: p.ty.elem(), shape: vec![outer, d] },
             });
-            lam.body.stms.remove(h);
-            for (p, r) in hs.pat.iter().zip(&rows) {
-                lam.params.push(Param { var: p.var, ty: row_ty(p) });
-                arrs.push(r.var);
-            }
-            crate::ir::lower::dce(&mut lam.body);
-            let (l, a) = prune(lam, &arrs);
-            lam = l;
-            arrs = a;
         }
+        out.push(Stm {
+            pat: rows.clone(),
+            exp: Exp::Map { w, lam: lam1, arrs: arrs1 },
+            span: hs.span,
+        });
+        lam.body.stms.remove(h);
+        for (p, r) in hs.pat.iter().zip(&rows) {
+            lam.params.push(Param { var: p.var, ty: row_ty(p) });
+            arrs.push(r.var);
+        }
+        (lam, arrs)
+    }
+
+    /// The statement that turns `p` into the word its pack holds (none when it is that type).
+    fn word_of(&mut self, p: &Param, span: crate::diag::Span) -> (Option<Stm>, Param) {
+        let t = p.ty.elem();
+        let pt = pack_type(t);
+        if pt == t {
+            return (None, p.clone());
+        }
+        let word = Param { var: self.fresh("word"), ty: Type::Prim(pt) };
+        let a = Atom::Var(p.var);
+        let exp = match t {
+            PrimType::Float(f) => Exp::Math(ir::MathFn::ToBits, PrimType::Float(f), vec![a]),
+            _ => Exp::Convert { from: t, to: pt, arg: a },
+        };
+        (Some(Stm { pat: vec![word.clone()], exp, span }), word)
     }
 
     fn name(&self, v: Var) -> String {
@@ -455,4 +496,55 @@ fn host_width(lam: &Lambda, k: usize, w: Atom) -> Option<ir::Dim> {
             (!inner).then_some(ir::Dim::Var(v))
         }
     }
+}
+
+/// The element type of the pack that holds values of `t`: their bits as `u32` (so values of
+/// every type share one buffer), except f16, whose bits are 16 wide.
+fn pack_type(t: PrimType) -> PrimType {
+    match t {
+        PrimType::Float(crate::prim::FloatType::F16) => t,
+        _ => PrimType::Int(crate::prim::IntType::U32),
+    }
+}
+
+/// The statements that bind `p` to the value whose pack word is `word`. Conversions of 32-bit
+/// words are exact on the GPU, where i64 values are 32 bits wide.
+fn from_word(word: &Param, p: &Param, span: crate::diag::Span) -> Vec<Stm> {
+    let t = p.ty.elem();
+    let pt = word.ty.elem();
+    let a = Atom::Var(word.var);
+    let exp = if pt == t {
+        Exp::Atom(a)
+    } else {
+        match t {
+            PrimType::Float(f) => Exp::Math(ir::MathFn::FromBits, PrimType::Float(f), vec![a]),
+            _ => Exp::Convert { from: pt, to: t, arg: a },
+        }
+    };
+    vec![Stm { pat: vec![p.clone()], exp, span }]
+}
+
+/// Whether `lam` returns exactly the results of its statement at `k`, which only copies follow.
+pub fn returns(lam: &Lambda, k: usize) -> bool {
+    let Some(st) = lam.body.stms.get(k) else { return false };
+    let mut copies = HashMap::new();
+    for x in &lam.body.stms[k + 1..] {
+        match (x.pat.as_slice(), &x.exp) {
+            ([p], Exp::Atom(Atom::Var(v))) => {
+                copies.insert(p.var, *v);
+            }
+            _ => return false,
+        }
+    }
+    let resolve = |mut v: Var| {
+        while let Some(w) = copies.get(&v) {
+            v = *w;
+        }
+        v
+    };
+    lam.body.result.len() == st.pat.len()
+        && lam.body.result.iter().zip(&st.pat).all(|(a, p)| match a {
+            Atom::Var(v) => resolve(*v) == p.var,
+            Atom::Const(_) => false,
+        })
 }

@@ -72,6 +72,59 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
     })
 }
 
+/// The kernel without the storage buffers its code never reads or writes, the others
+/// renumbered. A parameter of a map is bound when the kernel starts, but the delayed arrays
+/// built from it may never be indexed, and every binding counts against the device's limit.
+fn unused_buffers_dropped(
+    wgsl: String,
+    bufs: Vec<(BufRef, PrimType, Access)>,
+) -> (String, Vec<(BufRef, PrimType, Access)>) {
+    let name = regex::Regex::new(r"\bb([0-9]+)\b").expect("a valid pattern");
+    let mut uses = vec![0usize; bufs.len()];
+    for c in name.captures_iter(&wgsl) {
+        if let Some(u) = c[1].parse::<usize>().ok().and_then(|k| uses.get_mut(k)) {
+            *u += 1;
+        }
+    }
+    // Each buffer's declaration is one use.
+    if uses.iter().all(|&u| u > 1) {
+        return (wgsl, bufs);
+    }
+    let mut new_index = vec![None; bufs.len()];
+    let mut kept = Vec::new();
+    for (k, b) in bufs.into_iter().enumerate() {
+        if uses[k] > 1 {
+            new_index[k] = Some(kept.len());
+            kept.push(b);
+        }
+    }
+    let mut out = String::with_capacity(wgsl.len());
+    for line in wgsl.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix("@group(0) @binding(") {
+            let k = name.captures(rest).and_then(|c| c[1].parse::<usize>().ok());
+            match k.and_then(|k| new_index.get(k).copied().flatten()) {
+                Some(j) => {
+                    let after = rest.split_once(')').map_or("", |x| x.1);
+                    out.push_str(&format!("@group(0) @binding({}){after}", j + 2));
+                }
+                None if k.is_some_and(|k| k < new_index.len()) => {}
+                None => out.push_str(line),
+            }
+            continue;
+        }
+        out.push_str(line);
+    }
+    let out = name
+        .replace_all(&out, |c: &regex::Captures| {
+            match c[1].parse::<usize>().ok().and_then(|k| new_index.get(k).copied().flatten()) {
+                Some(j) => format!("b{j}"),
+                None => c[0].to_string(),
+            }
+        })
+        .into_owned();
+    (out, kept)
+}
+
 /// `fn main(...)` of a kernel, with its bindings and workgroup arrays.
 fn assemble(gen: &Gen, shared: &str, body: &str) -> String {
     let code = format!(
@@ -384,6 +437,7 @@ impl HostGen<'_> {
         self.types = types;
         self.sites = sites;
         let (wgsl, bufs, args) = res?;
+        let (wgsl, bufs) = unused_buffers_dropped(wgsl, bufs);
         let name = format!("{}_{}", exp_name(&s.exp), self.kernels.len());
         let kernel = self.kernel(name, wgsl, &bufs);
         let outs = ks.iter().filter_map(|&k| s.pat.get(k).cloned()).collect();
@@ -447,9 +501,8 @@ impl HostGen<'_> {
         arrs: &[Var],
         out: &mut Vec<HostStm>,
     ) -> R<()> {
-        let Some((st, pre)) = lam.body.stms.split_last() else {
-            return Err(internal(s.span, "segmented scan"));
-        };
+        let k = seg_scan_at(lam).ok_or_else(|| internal(s.span, "segmented scan"))?;
+        let (st, pre) = (&lam.body.stms[k], &lam.body.stms[..k]);
         let Exp::Scan { w, lam: op, neutral, arrs: sarrs } = &st.exp else {
             return Err(internal(s.span, "segmented scan"));
         };
@@ -853,6 +906,7 @@ impl HostGen<'_> {
         self.types = types;
         self.sites = sites;
         let (wgsl, bufs, args) = res?;
+        let (wgsl, bufs) = unused_buffers_dropped(wgsl, bufs);
         let name = format!("{name}_{}", self.kernels.len());
         let kernel = self.kernel(name, wgsl, &bufs);
         Ok(Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() })
@@ -1057,11 +1111,13 @@ fn tree_reduce(
 /// Whether a map's function ends in a `scan` of vectors whose results it returns (a segmented
 /// scan).
 fn seg_scan(lam: &ir::Lambda) -> bool {
-    let Some(st) = lam.body.stms.last() else { return false };
-    matches!(st.exp, Exp::Scan { .. })
-        && st.pat.iter().all(|p| p.ty.rank() == 1)
-        && lam.body.result.len() == st.pat.len()
-        && lam.body.result.iter().zip(&st.pat).all(|(a, p)| *a == Atom::Var(p.var))
+    seg_scan_at(lam).is_some()
+}
+
+fn seg_scan_at(lam: &ir::Lambda) -> Option<usize> {
+    let k = lam.body.stms.iter().rposition(|st| matches!(st.exp, Exp::Scan { .. }))?;
+    let st = &lam.body.stms[k];
+    (st.pat.iter().all(|p| p.ty.rank() == 1) && super::distribute::returns(lam, k)).then_some(k)
 }
 
 /// The statement of a map's function that makes the map a segmented reduction: the function

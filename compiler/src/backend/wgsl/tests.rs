@@ -367,3 +367,25 @@ fn scans_in_a_map_are_segmented_scans() {
     let code = own_code(&gp.kernels[launches[1].1]);
     assert!(!code.contains("for (") && !code.contains("loop {"), "{code}");
 }
+
+#[test]
+fn arrays_whose_elements_loop_are_computed_once_per_row() {
+    // Two matrix-vector products per row: the hidden vector is a [n][h] array of its own, so
+    // each output element runs one loop (its dot product with the hidden row), not two nested.
+    let src = "def matvec [m][n] (w: [m][n]f32) (v: [n]f32) : [m]f32 =\n  \
+               map (\\r -> f32.sum (map2 (*) r v)) w\n\
+               entry main [b][i][h][k] (xs: [b][i]f32) (w1: [h][i]f32) (w2: [k][h]f32) : [b][k]f32 =\n  \
+               map (\\x -> let hid = map f32.tanh (matvec w1 x) in matvec w2 hid) xs";
+    let gp = gpu(src).unwrap();
+    let loops: Vec<(usize, usize)> = host_stms(&gp)
+        .into_iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, dispatch, .. } => {
+                let code = own_code(&gp.kernels[dispatch.kernel]);
+                Some((shape.len(), code.matches("for (").count()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loops, [(2, 1), (2, 1)], "{}", show(&gp));
+}
