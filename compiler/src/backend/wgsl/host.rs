@@ -365,16 +365,21 @@ impl HostGen<'_> {
                     // A map's function runs once for all its results.
                     Exp::Map { lam, arrs, .. } => {
                         let i = idx.first().cloned().unwrap_or_default();
+                        // Only what this kernel's results need.
+                        let (body, used) = super::kernel::only_results(&lam.body, &ks2);
                         for (p, a) in lam.params.iter().zip(arrs) {
+                            if !used.contains(&p.var) {
+                                continue;
+                            }
                             let v = match gen.var(*a)? {
                                 KVal::Arr(a) => gen.index(&a, std::slice::from_ref(&i))?,
                                 sc => sc,
                             };
                             gen.bind(p.var, v);
                         }
-                        let res = gen.body(&lam.body)?;
+                        let res = gen.body(&body)?;
                         let mut vals = Vec::new();
-                        for &k in &ks2 {
+                        for k in 0..ks2.len() {
                             let r = res.get(k).cloned().ok_or_else(|| internal(s.span, "map"))?;
                             vals.push(match r {
                                 KVal::Arr(a) => gen.index(&a, &idx[1..])?,

@@ -500,15 +500,19 @@ impl<'a> Gen<'a> {
             }
             DArr::Map { lam, env, arrs, k, .. } => self.with_env(env, |g| {
                 let i = &idx[0];
+                let (body, used) = only_results(&lam.body, &[*k]);
                 for (p, arr) in lam.params.iter().zip(arrs) {
+                    if !used.contains(&p.var) {
+                        continue;
+                    }
                     let v = match arr {
                         KVal::Arr(a) => g.index(a, std::slice::from_ref(i))?,
                         s => s.clone(),
                     };
                     g.bind(p.var, v);
                 }
-                let res = g.body(&lam.body)?;
-                let r = res.get(*k).cloned().ok_or_else(|| internal(g.span, "map result"))?;
+                let res = g.body(&body)?;
+                let r = res.first().cloned().ok_or_else(|| internal(g.span, "map result"))?;
                 match r {
                     KVal::Arr(ra) => g.index(&ra, &idx[1..]),
                     s => Ok(s),
@@ -1362,6 +1366,17 @@ type Region = (Vec<SIx>, Vec<String>, Option<Vec<String>>);
 /// uniform arrays have a 16-byte stride.
 pub fn arg(k: usize) -> String {
     format!("ogm_args[{}][{}]", k / 4, k % 4)
+}
+
+/// `b` computing only its results `ks` (in that order), and the variables it then uses from
+/// outside: an element of one result of a map need not load or compute what only the others
+/// use (each load of an unused parameter would also bind its buffer).
+pub fn only_results(b: &ir::Body, ks: &[usize]) -> (ir::Body, std::collections::HashSet<Var>) {
+    let mut body = b.clone();
+    body.result = ks.iter().filter_map(|&k| b.result.get(k).copied()).collect();
+    crate::ir::lower::dce(&mut body);
+    let used = crate::ad::walk::free_in_body(&body).into_iter().collect();
+    (body, used)
 }
 
 /// Row-major strides of `dims`.
