@@ -72,6 +72,45 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
     })
 }
 
+/// Whether a host statement (or a body nested in it) names `v`.
+fn mentions(s: &HostStm, v: Var) -> bool {
+    let atom = |a: &Atom| *a == Atom::Var(v);
+    let disp = |d: &Dispatch| d.args.iter().any(atom) || d.bufs.contains(&BufRef::Var(v));
+    let body = |b: &HostBody| b.result.iter().any(atom) || b.stms.iter().any(|s| mentions(s, v));
+    match s {
+        HostStm::Scalar(st) => {
+            let mut e = st.exp.clone();
+            let mut found = false;
+            crate::ad::walk::exp_vars(&mut e, &mut |x, _| found |= *x == v);
+            found
+        }
+        HostStm::Launch { dispatch, .. } => disp(dispatch),
+        HostStm::SegReduce { seg_w, group, thread, .. } => {
+            seg_w.as_ref().is_some_and(atom) || disp(group) || disp(thread)
+        }
+        HostStm::Hist { dest, w, local, global, .. } => {
+            *dest == v || atom(w) || disp(local) || disp(global)
+        }
+        HostStm::Reduce { w, passes, .. } => atom(w) || passes.iter().any(disp),
+        HostStm::Scan { w, passes, .. } => atom(w) || passes.iter().any(disp),
+        HostStm::ReadElem { arr, idx, .. } => *arr == v || idx.iter().any(atom),
+        HostStm::Reshape { arr, .. } | HostStm::Alias { arr, .. } => *arr == v,
+        HostStm::UpdateElem { arr, idx, value, .. } => {
+            *arr == v || idx.iter().any(atom) || atom(value)
+        }
+        HostStm::If { cond, then_body, else_body, .. } => {
+            atom(cond) || body(then_body) || body(else_body)
+        }
+        HostStm::Loop { params, form, body: b, .. } => {
+            params.iter().any(|(_, a)| atom(a))
+                || matches!(form, ir::LoopForm::For { bound, .. } if atom(bound))
+                || matches!(form, ir::LoopForm::While(c) if *c == v)
+                || body(b)
+        }
+        HostStm::Call { args, .. } => args.iter().any(atom),
+    }
+}
+
 /// The kernel without the storage buffers its code never reads or writes, the others
 /// renumbered. A parameter of a map is bound when the kernel starts, but the delayed arrays
 /// built from it may never be indexed, and every binding counts against the device's limit.
@@ -171,6 +210,21 @@ impl HostGen<'_> {
         let mut stms = Vec::new();
         for s in &b.stms {
             self.stm(s, &mut stms)?;
+        }
+        // A replicate or iota that kernels compute where they read it needs no buffer unless
+        // the host itself uses it.
+        let mut k = stms.len();
+        while k > 0 {
+            k -= 1;
+            let HostStm::Launch { outs, .. } = &stms[k] else { continue };
+            let unused = outs.iter().all(|p| {
+                self.virt.contains_key(&p.var)
+                    && !b.result.contains(&Atom::Var(p.var))
+                    && !stms[k + 1..].iter().any(|s| mentions(s, p.var))
+            });
+            if unused {
+                stms.remove(k);
+            }
         }
         Ok(HostBody { stms, result: b.result.clone() })
     }

@@ -344,8 +344,11 @@ fn replicates_and_iotas_are_computed_in_the_kernels_that_read_them() {
                   in map2 (\\a i -> a * f32.i64 i) r (iota n)")
     .unwrap();
     let last = gp.kernels.last().unwrap();
-    // Only the result is bound.
+    // Only the result is bound, and neither `r` nor the iota is stored.
     assert_eq!(last.buffers.len(), 1, "{}", show(&gp));
+    let launches =
+        host_stms(&gp).into_iter().filter(|s| matches!(s, HostStm::Launch { .. })).count();
+    assert_eq!(launches, 1, "{}", show(&gp));
 }
 
 #[test]
