@@ -105,3 +105,13 @@ entry hist_minmax (n: i64) (k: i64) : ([5]i32, [5]f32) =
 entry scan_rows [n][m] (xss: [n][m]i32) : ([n][m]i32, [n]i32) =
   (map (\r -> let c = scan (+) 0 r in map2 (*) c r) xss,
    map (\r -> i32.sum (scan (+) 0 r)) xss)
+
+-- A row reduction two map levels down, and a sum of vectors per row (each element of the sum
+-- folds a column).
+-- ==
+-- entry: nested_rows
+-- input { [[[1f32, 3f32], [2f32, 2f32]], [[0f32, 4f32], [5f32, 5f32]]] }
+-- output { [[[0.25f32, 0.75f32], [0.5f32, 0.5f32]], [[0f32, 1f32], [0.5f32, 0.5f32]]] [[4f32, 8f32], [5f32, 13f32]] }
+entry nested_rows [b][n][m] (xsss: [b][n][m]f32) : ([b][n][m]f32, [b][m]f32) =
+  (map (\xss -> map (\r -> let s = f32.sum r in map (/ s) r) xss) xsss,
+   map (\xss -> let t = reduce (map2 (+)) (replicate m 0) xss in map2 (+) t xss[0]) xsss)

@@ -92,6 +92,22 @@ impl Distribute<'_> {
         };
         let mut lam = lam.clone();
         lam.body = self.inline_top(&lam.body, 0);
+        // Maps nested at the top of the function that return arrays are distributed first: the
+        // loops of their functions then become maps of scalars, which this map's distribution
+        // computes on their own (a loop two map levels down runs once per inner element, not
+        // once per element of the innermost arrays).
+        let mut stms = Vec::new();
+        for st in std::mem::take(&mut lam.body.stms) {
+            match &st.exp {
+                Exp::Map { lam: inner, .. }
+                    if inner.ret.iter().any(|t| matches!(t, Type::Array { .. })) =>
+                {
+                    self.map(&st, &mut stms)
+                }
+                _ => stms.push(st),
+            }
+        }
+        lam.body.stms = stms;
         let scalar_results = lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
         let heavy = |d: &Self, lam: &Lambda| -> Vec<usize> {
             (0..lam.body.stms.len()).filter(|&k| d.heavy(&lam.body.stms[k])).collect()
@@ -248,8 +264,9 @@ impl Distribute<'_> {
     /// own, and their width (which the host must know): a `scan` (inside a kernel a scan is
     /// delayed, and demanding every element of it folds a prefix per element, O(m²) per
     /// segment), or a `map` whose elements loop (a matrix-vector product: demanding its elements
-    /// in a loop would recompute each). Not when they are all the function returns (the kernel
-    /// then writes each element once).
+    /// in a loop would recompute each), or a reduction of vectors (each element folds a
+    /// column). Not when they are all the function returns (the kernel then writes each element
+    /// once).
     fn peelable(&self, lam: &Lambda, k: usize) -> Option<ir::Dim> {
         let st = lam.body.stms.get(k)?;
         if returns(lam, k) || !st.pat.iter().all(|p| p.ty.rank() == 1) {
@@ -257,6 +274,17 @@ impl Distribute<'_> {
         }
         match &st.exp {
             Exp::Scan { w, .. } => host_width(lam, k, *w),
+            // A reduction of vectors (AD's adjoint sums): each element folds a column.
+            Exp::Reduce { .. } => match st.pat.first().map(|p| &p.ty) {
+                Some(Type::Array { shape, .. }) => {
+                    let w = match shape.first()? {
+                        ir::Dim::Const(c) => Atom::Const(PrimValue::I64(*c)),
+                        ir::Dim::Var(v) => Atom::Var(*v),
+                    };
+                    host_width(lam, k, w)
+                }
+                _ => None,
+            },
             Exp::Map { w, lam: inner, .. }
                 if inner.body.stms.iter().any(|x| heavy(self.prog, x)) =>
             {

@@ -392,3 +392,22 @@ fn arrays_whose_elements_loop_are_computed_once_per_row() {
         .collect();
     assert_eq!(loops, [(2, 1), (2, 1)], "{}", show(&gp));
 }
+
+#[test]
+fn a_row_reduction_two_map_levels_down_runs_once_per_row() {
+    let src = "entry main [b][n][m] (xsss: [b][n][m]f32) : [b][n][m]f32 =\n  \
+               map (\\xss -> map (\\r -> let s = f32.sum r in map (/ s) r) xss) xsss";
+    let gp = gpu(src).unwrap();
+    let launches: Vec<(usize, usize)> = host_stms(&gp)
+        .into_iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, dispatch, .. } => {
+                let code = own_code(&gp.kernels[dispatch.kernel]);
+                Some((shape.len(), code.matches("for (").count()))
+            }
+            _ => None,
+        })
+        .collect();
+    // The sums: one loop per [b][n] element; the quotients: no loop per [b][n][m] element.
+    assert_eq!(launches, [(2, 1), (3, 0)], "{}", show(&gp));
+}
