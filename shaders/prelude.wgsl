@@ -1,9 +1,11 @@
 // Scalar helpers every generated kernel includes: Futhark's integer and float semantics where
 // WGSL's operators differ (flooring division, shifts by the width or more, NaN-ignoring min/max),
-// and the error channel. Binding 0 holds the kernel's scalar arguments as 32-bit words; binding 1
-// the error record: [0] = failing site + 1 (0: no error), [1..] the message's values.
+// and the error channel. Binding 0 holds the kernel's scalar arguments as 32-bit words (a uniform
+// buffer, so that it does not count against the storage buffers a kernel may bind; word k is
+// ogm_args[k / 4][k % 4], and each kernel sizes the array to its own words); binding 1 the error
+// record: [0] = failing site + 1 (0: no error), [1..] the message's values.
 
-@group(0) @binding(0) var<storage, read> ogm_args: array<u32>;
+@group(0) @binding(0) var<uniform> ogm_args: array<vec4<u32>, 1>;
 @group(0) @binding(1) var<storage, read_write> ogm_err: array<atomic<u32>>;
 
 fn ogm_fail(site: u32, a: array<u32, 8>, n: u32) {

@@ -39,6 +39,8 @@ pub struct Gpu {
     lost: Arc<Mutex<Option<String>>>,
     /// Word limit of one storage buffer binding.
     max_words: u64,
+    /// Storage buffers one kernel may bind (the adapter's limit, which the device requests).
+    max_storage_buffers: u32,
 }
 
 /// A program loaded onto a [`Gpu`]: its kernels' pipelines.
@@ -113,6 +115,25 @@ impl Drop for MapSender {
     }
 }
 
+/// A kernel must not bind more storage buffers than the device allows (`limit` per shader
+/// stage): WebGPU would only report an opaque validation failure when the pipeline is created.
+fn check_bindings(k: &wgsl::Kernel, limit: u32) -> Result<(), Diagnostic> {
+    // Binding 1 (the error record) is a storage buffer too; the arguments are uniform.
+    let needed = k.buffers.len() + 1;
+    if needed <= limit as usize {
+        return Ok(());
+    }
+    Err(Diagnostic::new(
+        Phase::Runtime,
+        Span::DUMMY,
+        format!(
+            "unsupported on this GPU: kernel `{}` needs {needed} storage buffers, but the device allows {limit} per shader stage",
+            k.name
+        ),
+    )
+    .with_hint("split the computation into smaller functions, or run with `--backend wasm`"))
+}
+
 /// The adapter could not be found or WebGPU is missing: a diagnostic with a hint.
 fn no_adapter(msg: String) -> Diagnostic {
     let hint = if cfg!(target_arch = "wasm32") {
@@ -185,7 +206,14 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|_e| {}));
         let max_words =
             (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size) / 4;
-        Ok(Gpu { device, queue, pipelines: RefCell::new(HashMap::new()), lost, max_words })
+        Ok(Gpu {
+            device,
+            queue,
+            pipelines: RefCell::new(HashMap::new()),
+            lost,
+            max_words,
+            max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
+        })
     }
 
     /// Run `f`, turning GPU errors it raises into a diagnostic.
@@ -229,7 +257,13 @@ impl Gpu {
             has_dynamic_offset: false,
             min_binding_size: None,
         };
-        let mut entries = vec![storage(true), storage(false)];
+        check_bindings(k, self.max_storage_buffers)?;
+        let uniform = wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let mut entries = vec![uniform, storage(false)];
         entries.extend(k.buffers.iter().map(|a| storage(*a == Access::Read)));
         let entries: Vec<wgpu::BindGroupLayoutEntry> = entries
             .into_iter()
@@ -429,7 +463,21 @@ impl exec::Device for Dev<'_> {
         groups: u64,
     ) -> Result<(), Diagnostic> {
         let p = self.pipelines.get(kernel).ok_or_else(|| gpu_err("no such kernel"))?.clone();
-        let argbuf = self.upload(if args.is_empty() { &[0] } else { args }).await?;
+        // A uniform array of vec4<u32>: whole 16-byte rows, at least one.
+        let mut words = args.to_vec();
+        words.resize(args.len().div_ceil(4).max(1) * 4, 0);
+        let argbuf = self
+            .gpu
+            .scoped("allocating the arguments", || {
+                Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("arguments"),
+                    size: 4 * words.len() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }))
+            })
+            .await?;
+        self.gpu.queue.write_buffer(&argbuf, 0, &bytes(&words));
         let gpu = self.gpu;
         let err = &self.err;
         let x = groups.min(65535) as u32;
@@ -439,7 +487,7 @@ impl exec::Device for Dev<'_> {
         }
         gpu.scoped("running a kernel", || {
             let mut entries = vec![
-                wgpu::BindGroupEntry { binding: 0, resource: argbuf.0.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 0, resource: argbuf.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: err.as_entire_binding() },
             ];
             for (i, b) in bufs.iter().enumerate() {
@@ -535,5 +583,25 @@ mod runner {
                 GpuTestProgram::Rejected(d) => Err(d.clone()),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_over_the_binding_limit_is_a_clear_error() {
+        let k = wgsl::Kernel {
+            name: "map_2".into(),
+            wgsl: String::new(),
+            buffers: vec![Access::Read; 10],
+        };
+        assert!(check_bindings(&k, 11).is_ok());
+        let e = check_bindings(&k, 10).unwrap_err();
+        assert_eq!(
+            e.message,
+            "unsupported on this GPU: kernel `map_2` needs 11 storage buffers, but the device allows 10 per shader stage"
+        );
     }
 }

@@ -13,7 +13,10 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 
-use super::{BufRef, Dispatch, GpuProgram, HostBody, HostStm, MAX_ERR_ARGS, MAX_GROUPS, WORKGROUP};
+use super::{
+    BufRef, Dispatch, GpuProgram, HostBody, HostStm, HIST_LOCAL_BINS, MAX_ERR_ARGS, MAX_GROUPS,
+    SEG_GROUP_MIN, WORKGROUP,
+};
 use crate::diag::{Diagnostic, Phase, Span};
 use crate::interp::prim_ops;
 use crate::ir::{self, Atom, Dim, Exp, LoopForm, Param, Type, Var};
@@ -449,6 +452,45 @@ impl<D: Device> Exec<'_, D> {
                 if total > 0 {
                     let groups = total.div_ceil(WORKGROUP as u64);
                     self.run_dispatch(dispatch, &[], &[], groups, *span).await?;
+                }
+            }
+            HostStm::SegReduce { outs, shape, seg_w, group, thread, span } => {
+                let total = elements(
+                    &shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?,
+                    *span,
+                )?;
+                for p in outs {
+                    let sh = self.shape_of(&p.ty, *span)?;
+                    let n = elements(&sh, *span)?;
+                    let buf = self.dev.alloc(n).await?;
+                    self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: sh });
+                }
+                if total > 0 {
+                    let short = match seg_w {
+                        Some(a) => self.int(a, *span)? < SEG_GROUP_MIN,
+                        None => false,
+                    };
+                    if short {
+                        let groups = total.div_ceil(WORKGROUP as u64);
+                        self.run_dispatch(thread, &[], &[], groups, *span).await?;
+                    } else {
+                        self.run_dispatch(group, &[], &[], total, *span).await?;
+                    }
+                }
+            }
+            HostStm::Hist { pat, dest, w, local, global, span } => {
+                let (buf, elem, shape) = self.arr(*dest, *span)?;
+                let n = elements(&shape, *span)?;
+                let bins = shape.first().copied().unwrap_or(0);
+                let copy = self.dev.copy(&buf, n).await?;
+                self.env.insert(pat.var, HVal::Arr { buf: copy, elem, shape });
+                let w = self.int(w, *span)?;
+                if w > 0 && bins > 0 {
+                    let groups = groups_for(w);
+                    let reserved =
+                        [to_word(PrimValue::I64(w), *span)?, to_word(PrimValue::I64(bins), *span)?];
+                    let d = if bins <= HIST_LOCAL_BINS { local } else { global };
+                    self.run_dispatch(d, &reserved, &[], groups, *span).await?;
                 }
             }
             HostStm::Reduce { pat, w, passes, span } => {

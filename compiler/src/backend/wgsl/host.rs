@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::kernel::{buffer_decls, load, store, Gen, KVal, R};
+use super::kernel::{buffer_decls, load, store, to_i32, Gen, KVal, R};
 use super::{
     internal, unsupported, wgsl_type, Access, BufRef, Dispatch, GpuProgram, HostBody, HostFun,
     HostStm, Kernel, Site, WORKGROUP,
@@ -17,6 +17,9 @@ type Built = (String, Vec<(BufRef, PrimType, Access)>, Vec<Atom>);
 struct HostGen<'a> {
     prog: &'a ir::Program,
     types: HashMap<Var, Type>,
+    /// Host arrays that kernels compute where they read them instead of binding their buffers
+    /// (replicates of scalars and iotas): a storage buffer fewer per kernel that uses one.
+    virt: HashMap<Var, Exp>,
     kernels: Vec<Kernel>,
     sites: Vec<Site>,
     /// Host functions: `Some` once generated (or being generated).
@@ -25,9 +28,12 @@ struct HostGen<'a> {
 }
 
 pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
+    let distributed = super::distribute::run(prog);
+    let prog = &distributed;
     let mut g = HostGen {
         prog,
         types: HashMap::new(),
+        virt: HashMap::new(),
         kernels: Vec::new(),
         sites: Vec::new(),
         funs: vec![None; prog.funs.len()],
@@ -66,6 +72,98 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
     })
 }
 
+/// Whether a host statement (or a body nested in it) names `v`.
+fn mentions(s: &HostStm, v: Var) -> bool {
+    let atom = |a: &Atom| *a == Atom::Var(v);
+    let disp = |d: &Dispatch| d.args.iter().any(atom) || d.bufs.contains(&BufRef::Var(v));
+    let body = |b: &HostBody| b.result.iter().any(atom) || b.stms.iter().any(|s| mentions(s, v));
+    match s {
+        HostStm::Scalar(st) => {
+            let mut e = st.exp.clone();
+            let mut found = false;
+            crate::ad::walk::exp_vars(&mut e, &mut |x, _| found |= *x == v);
+            found
+        }
+        HostStm::Launch { dispatch, .. } => disp(dispatch),
+        HostStm::SegReduce { seg_w, group, thread, .. } => {
+            seg_w.as_ref().is_some_and(atom) || disp(group) || disp(thread)
+        }
+        HostStm::Hist { dest, w, local, global, .. } => {
+            *dest == v || atom(w) || disp(local) || disp(global)
+        }
+        HostStm::Reduce { w, passes, .. } => atom(w) || passes.iter().any(disp),
+        HostStm::Scan { w, passes, .. } => atom(w) || passes.iter().any(disp),
+        HostStm::ReadElem { arr, idx, .. } => *arr == v || idx.iter().any(atom),
+        HostStm::Reshape { arr, .. } | HostStm::Alias { arr, .. } => *arr == v,
+        HostStm::UpdateElem { arr, idx, value, .. } => {
+            *arr == v || idx.iter().any(atom) || atom(value)
+        }
+        HostStm::If { cond, then_body, else_body, .. } => {
+            atom(cond) || body(then_body) || body(else_body)
+        }
+        HostStm::Loop { params, form, body: b, .. } => {
+            params.iter().any(|(_, a)| atom(a))
+                || matches!(form, ir::LoopForm::For { bound, .. } if atom(bound))
+                || matches!(form, ir::LoopForm::While(c) if *c == v)
+                || body(b)
+        }
+        HostStm::Call { args, .. } => args.iter().any(atom),
+    }
+}
+
+/// The kernel without the storage buffers its code never reads or writes, the others
+/// renumbered. A parameter of a map is bound when the kernel starts, but the delayed arrays
+/// built from it may never be indexed, and every binding counts against the device's limit.
+fn unused_buffers_dropped(
+    wgsl: String,
+    bufs: Vec<(BufRef, PrimType, Access)>,
+) -> (String, Vec<(BufRef, PrimType, Access)>) {
+    let name = regex::Regex::new(r"\bb([0-9]+)\b").expect("a valid pattern");
+    let mut uses = vec![0usize; bufs.len()];
+    for c in name.captures_iter(&wgsl) {
+        if let Some(u) = c[1].parse::<usize>().ok().and_then(|k| uses.get_mut(k)) {
+            *u += 1;
+        }
+    }
+    // Each buffer's declaration is one use.
+    if uses.iter().all(|&u| u > 1) {
+        return (wgsl, bufs);
+    }
+    let mut new_index = vec![None; bufs.len()];
+    let mut kept = Vec::new();
+    for (k, b) in bufs.into_iter().enumerate() {
+        if uses[k] > 1 {
+            new_index[k] = Some(kept.len());
+            kept.push(b);
+        }
+    }
+    let mut out = String::with_capacity(wgsl.len());
+    for line in wgsl.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix("@group(0) @binding(") {
+            let k = name.captures(rest).and_then(|c| c[1].parse::<usize>().ok());
+            match k.and_then(|k| new_index.get(k).copied().flatten()) {
+                Some(j) => {
+                    let after = rest.split_once(')').map_or("", |x| x.1);
+                    out.push_str(&format!("@group(0) @binding({}){after}", j + 2));
+                }
+                None if k.is_some_and(|k| k < new_index.len()) => {}
+                None => out.push_str(line),
+            }
+            continue;
+        }
+        out.push_str(line);
+    }
+    let out = name
+        .replace_all(&out, |c: &regex::Captures| {
+            match c[1].parse::<usize>().ok().and_then(|k| new_index.get(k).copied().flatten()) {
+                Some(j) => format!("b{j}"),
+                None => c[0].to_string(),
+            }
+        })
+        .into_owned();
+    (out, kept)
+}
+
 /// `fn main(...)` of a kernel, with its bindings and workgroup arrays.
 fn assemble(gen: &Gen, shared: &str, body: &str) -> String {
     let code = format!(
@@ -74,7 +172,13 @@ fn assemble(gen: &Gen, shared: &str, body: &str) -> String {
         gen.pre,
         gen.code
     );
-    format!("{}\n{code}", super::prelude::for_kernel(&code))
+    let vec4s = gen.arg_words().div_ceil(4).max(1);
+    let prelude = super::prelude::for_kernel(&code).replacen(
+        super::prelude::ARGS_DECL,
+        &super::prelude::ARGS_DECL.replace("1>", &format!("{vec4s}>")),
+        1,
+    );
+    format!("{prelude}\n{code}")
 }
 
 fn scalar_types(ps: &[ir::Param]) -> Option<Vec<PrimType>> {
@@ -106,6 +210,21 @@ impl HostGen<'_> {
         let mut stms = Vec::new();
         for s in &b.stms {
             self.stm(s, &mut stms)?;
+        }
+        // A replicate or iota that kernels compute where they read it needs no buffer unless
+        // the host itself uses it.
+        let mut k = stms.len();
+        while k > 0 {
+            k -= 1;
+            let HostStm::Launch { outs, .. } = &stms[k] else { continue };
+            let unused = outs.iter().all(|p| {
+                self.virt.contains_key(&p.var)
+                    && !b.result.contains(&Atom::Var(p.var))
+                    && !stms[k + 1..].iter().any(|s| mentions(s, p.var))
+            });
+            if unused {
+                stms.remove(k);
+            }
         }
         Ok(HostBody { stms, result: b.result.clone() })
     }
@@ -252,6 +371,22 @@ impl HostGen<'_> {
             Exp::Scatter { dest, idx, vals, w } => self.scatter(s, *dest, idx, *vals, w, out)?,
             Exp::Hist { dest, lam, is, vs, w, .. } => self.hist(s, dest, lam, *is, vs, w, out)?,
             Exp::Ad { .. } => return Err(internal(s.span, "an AD construct survived")),
+            Exp::Replicate { value, .. } | Exp::Iota { start: value, .. }
+                if !all_scalar
+                    && match value {
+                        Atom::Const(_) => true,
+                        Atom::Var(v) => matches!(self.types.get(v), Some(Type::Prim(_))),
+                    } =>
+            {
+                if let [p] = s.pat.as_slice() {
+                    self.virt.insert(p.var, s.exp.clone());
+                }
+                self.tabulate(s, out)?
+            }
+            Exp::Map { lam, arrs, .. } if seg_scan(lam) => self.seg_scan(s, lam, arrs, out)?,
+            Exp::Map { lam, arrs, .. } if seg_reduce_at(self.prog, lam).is_some() => {
+                self.seg_reduce(s, lam, arrs, out)?
+            }
             Exp::Map { .. }
             | Exp::Iota { .. }
             | Exp::Replicate { .. }
@@ -284,16 +419,21 @@ impl HostGen<'_> {
                     // A map's function runs once for all its results.
                     Exp::Map { lam, arrs, .. } => {
                         let i = idx.first().cloned().unwrap_or_default();
+                        // Only what this kernel's results need.
+                        let (body, used) = super::kernel::only_results(&lam.body, &ks2);
                         for (p, a) in lam.params.iter().zip(arrs) {
+                            if !used.contains(&p.var) {
+                                continue;
+                            }
                             let v = match gen.var(*a)? {
                                 KVal::Arr(a) => gen.index(&a, std::slice::from_ref(&i))?,
                                 sc => sc,
                             };
                             gen.bind(p.var, v);
                         }
-                        let res = gen.body(&lam.body)?;
+                        let res = gen.body(&body)?;
                         let mut vals = Vec::new();
-                        for &k in &ks2 {
+                        for k in 0..ks2.len() {
                             let r = res.get(k).cloned().ok_or_else(|| internal(s.span, "map"))?;
                             vals.push(match r {
                                 KVal::Arr(a) => gen.index(&a, &idx[1..])?,
@@ -333,7 +473,7 @@ impl HostGen<'_> {
         let types = std::mem::take(&mut self.types);
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &mut sites, 0, s.span);
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
             let dims = shape.iter().map(|d| gen.dim(d)).collect::<R<Vec<_>>>()?;
             let total = if dims.is_empty() { "1".to_string() } else { dims.join(" * ") };
             gen.line("let gid = i32((wg.x + wg.y * nwg.x) * 256u + lid);");
@@ -356,6 +496,7 @@ impl HostGen<'_> {
         self.types = types;
         self.sites = sites;
         let (wgsl, bufs, args) = res?;
+        let (wgsl, bufs) = unused_buffers_dropped(wgsl, bufs);
         let name = format!("{}_{}", exp_name(&s.exp), self.kernels.len());
         let kernel = self.kernel(name, wgsl, &bufs);
         let outs = ks.iter().filter_map(|&k| s.pat.get(k).cloned()).collect();
@@ -366,6 +507,207 @@ impl HostGen<'_> {
             span: s.span,
         });
         Ok(())
+    }
+
+    /// A map whose function ends in a scalar `reduce`: a workgroup per segment, and an ordinary
+    /// launch (an invocation per segment) for short segments.
+    fn seg_reduce(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        arrs: &[Var],
+        out: &mut Vec<HostStm>,
+    ) -> R<()> {
+        let h =
+            seg_reduce_at(self.prog, lam).ok_or_else(|| internal(s.span, "segmented reduce"))?;
+        let mut single = Vec::new();
+        self.tabulate(s, &mut single)?;
+        let [HostStm::Launch { outs, shape, dispatch: thread, .. }] = single.as_slice() else {
+            out.extend(single);
+            return Ok(());
+        };
+        let (outs, shape, thread) = (outs.clone(), shape.clone(), thread.clone());
+        let Some(Exp::Reduce { w: seg_w, .. }) = lam.body.stms.get(h).map(|r| &r.exp) else {
+            return Err(internal(s.span, "segmented reduce"));
+        };
+        // The width as a host value: through copies in the function (an inlined callee binds
+        // its size parameters that way); `None` when the function computes it.
+        let mut seg_w = *seg_w;
+        for st in lam.body.stms[..h].iter().rev() {
+            if let (Atom::Var(v), [p], Exp::Atom(a)) = (seg_w, st.pat.as_slice(), &st.exp) {
+                if p.var == v {
+                    seg_w = *a;
+                }
+            }
+        }
+        let seg_w = match seg_w {
+            Atom::Var(v) if !self.types.contains_key(&v) => None,
+            a => Some(a),
+        };
+        let group = self.seg_group(s, &shape, lam, arrs, h)?;
+        out.push(HostStm::SegReduce { outs, shape, seg_w, group, thread, span: s.span });
+        Ok(())
+    }
+
+    /// A map whose function ends in a `scan` that it returns: one invocation per segment runs
+    /// the statements before the scan and then scans its segment sequentially, writing every
+    /// element (O(n·m) work; inside a kernel a scan is otherwise delayed, each element folding
+    /// its prefix).
+    fn seg_scan(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        arrs: &[Var],
+        out: &mut Vec<HostStm>,
+    ) -> R<()> {
+        let k = seg_scan_at(lam).ok_or_else(|| internal(s.span, "segmented scan"))?;
+        let (st, pre) = (&lam.body.stms[k], &lam.body.stms[..k]);
+        let Exp::Scan { w, lam: op, neutral, arrs: sarrs } = &st.exp else {
+            return Err(internal(s.span, "segmented scan"));
+        };
+        let Some(Type::Array { shape, .. }) = s.pat.first().map(|p| &p.ty) else {
+            return Err(internal(s.span, "segmented scan"));
+        };
+        let outer = shape.first().copied().ok_or_else(|| internal(s.span, "segmented scan"))?;
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let tys: Vec<PrimType> = st.pat.iter().map(|p| p.ty.elem()).collect();
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
+            let n = gen.dim(&outer)?;
+            gen.line("let gid = i32((wg.x + wg.y * nwg.x) * 256u + lid);");
+            gen.line(&format!("if (gid >= {n}) {{ return; }}"));
+            for (p, a) in lam.params.iter().zip(arrs) {
+                let v = match gen.var(*a)? {
+                    KVal::Arr(a) => gen.index(&a, &["gid".to_string()])?,
+                    sc => sc,
+                };
+                gen.bind(p.var, v);
+            }
+            for x in pre {
+                gen.stm(x)?;
+            }
+            let i32t = PrimType::Int(ir_i32());
+            let m = gen.atom_i32(w)?;
+            let m = gen.let_(&m, i32t);
+            let accs = declare_accs(&mut gen, neutral, &tys)?;
+            let xs_arrs = sarrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+            let i = gen.fresh("i");
+            gen.open(&format!("for (var {i} = 0; {i} < {m}; {i}++) {{"));
+            let xs = xs_arrs
+                .iter()
+                .map(|a| match a {
+                    KVal::Arr(a) => gen.index(a, std::slice::from_ref(&i)),
+                    sc => Ok(sc.clone()),
+                })
+                .collect::<R<Vec<_>>>()?;
+            let args =
+                accs.iter().zip(&tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
+            let res = gen.apply_lambda(op, args)?;
+            gen.assign(&res, &accs)?;
+            for ((p, a), t) in s.pat.iter().zip(&accs).zip(&tys) {
+                let b = gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite);
+                gen.line(&format!("b{b}[gid * {m} + {i}] = {};", store(a, *t)));
+            }
+            gen.close();
+            let wgsl = assemble(&gen, "", "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        let dispatch = self.finish(types, sites, res, "segscan".into())?;
+        out.push(HostStm::Launch {
+            outs: s.pat.clone(),
+            shape: vec![outer],
+            dispatch,
+            span: s.span,
+        });
+        Ok(())
+    }
+
+    /// One workgroup per segment: every thread runs the function's statements before the
+    /// reduction (scalars, cheap by construction), folds its share of the segment (strided when
+    /// the operator commutes, so loads are coalesced; a contiguous chunk otherwise, so the
+    /// order is kept), the partial values meet in a tree in workgroup memory, and the
+    /// statements after the reduction run on its result.
+    fn seg_group(
+        &mut self,
+        s: &ir::Stm,
+        shape: &[ir::Dim],
+        lam: &ir::Lambda,
+        arrs: &[Var],
+        h: usize,
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let red = lam.body.stms.get(h).ok_or_else(|| internal(s.span, "segmented reduce"))?;
+            let Exp::Reduce { w, lam: op, neutral, arrs: rarrs, commutative } = &red.exp else {
+                return Err(internal(s.span, "segmented reduce"));
+            };
+            let tys = scalar_types(&red.pat).ok_or_else(|| internal(s.span, "segmented reduce"))?;
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
+            let d0 = shape.first().ok_or_else(|| internal(s.span, "segmented reduce"))?;
+            let n = gen.dim(d0)?;
+            gen.line("let seg = i32(wg.x + wg.y * nwg.x);");
+            gen.line(&format!("if (seg >= {n}) {{ return; }}"));
+            for (p, a) in lam.params.iter().zip(arrs) {
+                let v = match gen.var(*a)? {
+                    KVal::Arr(a) => gen.index(&a, &["seg".to_string()])?,
+                    sc => sc,
+                };
+                gen.bind(p.var, v);
+            }
+            for st in &lam.body.stms[..h] {
+                gen.stm(st)?;
+            }
+            let i32t = PrimType::Int(ir_i32());
+            let m = gen.atom_i32(w)?;
+            let m = gen.let_(&m, i32t);
+            let accs = declare_accs(&mut gen, neutral, &tys)?;
+            let xs_arrs = rarrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+            let i = gen.fresh("i");
+            if *commutative {
+                gen.open(&format!("for (var {i} = i32(lid); {i} < {m}; {i} = {i} + 256) {{"));
+            } else {
+                let chunk = gen.let_(&format!("({m} + 255) / 256"), i32t);
+                let start = gen.let_(&format!("min(i32(lid) * {chunk}, {m})"), i32t);
+                let end = gen.let_(&format!("min({start} + {chunk}, {m})"), i32t);
+                gen.open(&format!("for (var {i} = {start}; {i} < {end}; {i}++) {{"));
+            }
+            let xs = xs_arrs
+                .iter()
+                .map(|a| match a {
+                    KVal::Arr(a) => gen.index(a, std::slice::from_ref(&i)),
+                    sc => Ok(sc.clone()),
+                })
+                .collect::<R<Vec<_>>>()?;
+            let args =
+                accs.iter().zip(&tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
+            let res = gen.apply_lambda(op, args)?;
+            gen.assign(&res, &accs)?;
+            gen.close();
+            tree_reduce(&mut gen, op, &accs, &tys, s.span)?;
+            for (j, (p, t)) in red.pat.iter().zip(&tys).enumerate() {
+                let v = gen.let_(&load(&format!("sh{j}[0]"), *t), *t);
+                gen.bind(p.var, KVal::Scalar(v, *t));
+            }
+            for st in &lam.body.stms[h + 1..] {
+                gen.stm(st)?;
+            }
+            let results = lam.body.result.iter().map(|a| gen.atom(a)).collect::<R<Vec<_>>>()?;
+            gen.open("if (lid == 0u) {");
+            for (p, r) in s.pat.iter().zip(results) {
+                let KVal::Scalar(e, _) = r else {
+                    return Err(internal(s.span, "an element that is an array"));
+                };
+                let elem = p.ty.elem();
+                let b = gen.buffer(BufRef::Var(p.var), elem, Access::ReadWrite);
+                gen.line(&format!("b{b}[seg] = {};", store(&e, elem)));
+            }
+            gen.close();
+            let wgsl = assemble(&gen, &shared_decls(&tys), "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        self.finish(types, sites, res, "segreduce".into())
     }
 
     /// `scatter`: each destination element looks for the last `j` that writes it (the
@@ -448,6 +790,22 @@ impl HostGen<'_> {
             }
         }
         let shape = shape.ok_or_else(|| internal(s.span, "hist"))?;
+        if let (Some(op), [d], [p], [v], Exp::Hist { neutral, .. }) =
+            (atomic_op(lam), dest, s.pat.as_slice(), vs, &s.exp)
+        {
+            let neutral = neutral.first().ok_or_else(|| internal(s.span, "hist neutral"))?;
+            let local = self.hist_kernel(s, p, op, neutral, is, *v, true)?;
+            let global = self.hist_kernel(s, p, op, neutral, is, *v, false)?;
+            out.push(HostStm::Hist {
+                pat: p.clone(),
+                dest: *d,
+                w: *w,
+                local,
+                global,
+                span: s.span,
+            });
+            return Ok(());
+        }
         let ks = (0..s.pat.len()).collect();
         self.launch(s, shape, ks, out, |gen, ix| {
             let bin = ix.first().cloned().unwrap_or_default();
@@ -485,6 +843,91 @@ impl HostGen<'_> {
         })
     }
 
+    /// A `hist` with an atomic operator over every value, into the result buffer (a copy of
+    /// `dest`, made by the executor): with `local`, each workgroup first builds its own
+    /// histogram in workgroup memory (bins initialised to the neutral element) and then adds
+    /// its non-neutral bins to the result, so contended bins cost workgroup atomics; otherwise
+    /// each value updates the result directly. Floats use compare-and-swap on their bits.
+    #[allow(clippy::too_many_arguments)]
+    fn hist_kernel(
+        &mut self,
+        s: &ir::Stm,
+        p: &ir::Param,
+        op: (ir::BinOp, PrimType),
+        neutral: &Atom,
+        is: Var,
+        vs: Var,
+        local: bool,
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let (bop, t) = op;
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            let rb = gen.buffer(BufRef::Var(p.var), t, Access::ReadWrite);
+            let (ne, _) = gen.scalar(neutral)?;
+            let float = matches!(t, PrimType::Float(_));
+            let atom_ty = match t {
+                PrimType::Int(i) if i.signed() => "i32",
+                _ => "u32",
+            };
+            // The neutral element as the word the atomics hold.
+            let nw = if float { format!("bitcast<u32>({ne})") } else { ne.clone() };
+            let nw =
+                gen.let_(&nw, if float { PrimType::Int(crate::prim::IntType::U32) } else { t });
+            gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
+            gen.line("let nb = bitcast<i32>(ogm_args[0][1]);");
+            if local {
+                gen.open("for (var b = i32(lid); b < nb; b = b + 256) {");
+                gen.line(&format!("atomicStore(&lh[b], {nw});"));
+                gen.close();
+                gen.line("workgroupBarrier();");
+            }
+            let KVal::Arr(ia) = gen.var(is)? else { return Err(internal(s.span, "hist indices")) };
+            let va = gen.var(vs)?;
+            gen.open("for (var j = i32(wg.x * 256u + lid); j < w; j = j + i32(nwg.x * 256u)) {");
+            let KVal::Scalar(bi, bt) = gen.index(&ia, &["j".to_string()])? else {
+                return Err(internal(s.span, "hist index"));
+            };
+            let x = match va {
+                KVal::Arr(a) => gen.index(&a, &["j".to_string()])?,
+                sc => sc,
+            };
+            let KVal::Scalar(x, _) = x else { return Err(internal(s.span, "hist value")) };
+            let bin = gen.let_(&to_i32(&bi, bt), PrimType::Int(crate::prim::IntType::I32));
+            gen.open(&format!("if ({bin} >= 0 && {bin} < nb) {{"));
+            let target = if local { format!("lh[{bin}]") } else { format!("b{rb}[{bin}]") };
+            atomic_update(&mut gen, &target, bop, t, &x)?;
+            gen.close();
+            gen.close();
+            let mut shared = String::new();
+            if local {
+                gen.line("workgroupBarrier();");
+                gen.open("for (var b = i32(lid); b < nb; b = b + 256) {");
+                gen.line("let x = atomicLoad(&lh[b]);");
+                gen.open(&format!("if (x != {nw}) {{"));
+                let xv = if float { "bitcast<f32>(x)".to_string() } else { "x".to_string() };
+                atomic_update(&mut gen, &format!("b{rb}[b]"), bop, t, &xv)?;
+                gen.close();
+                gen.close();
+                shared = format!(
+                    "var<workgroup> lh: array<atomic<{atom_ty}>, {}>;\n",
+                    super::HIST_LOCAL_BINS
+                );
+            }
+            let wgsl = assemble(&gen, &shared, "");
+            let plain =
+                format!("var<storage, read_write> b{rb}: array<{}>;", super::storage_type(t));
+            let atomic = format!("var<storage, read_write> b{rb}: array<atomic<{atom_ty}>>;");
+            if !wgsl.contains(&plain) {
+                return Err(internal(s.span, "hist result binding"));
+            }
+            Ok((wgsl.replacen(&plain, &atomic, 1), gen.bufs.clone(), gen.args.clone()))
+        })();
+        let name = if local { "hist_local" } else { "hist_global" };
+        self.finish(types, sites, res, name.into())
+    }
+
     fn reduce_pass1(
         &mut self,
         s: &ir::Stm,
@@ -496,30 +939,10 @@ impl HostGen<'_> {
         let types = std::mem::take(&mut self.types);
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &mut sites, 2, s.span);
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
             let accs = thread_fold(&mut gen, lam, neutral, arrs, tys)?;
             let shared = shared_decls(tys);
-            for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
-                gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
-            }
-            gen.line("workgroupBarrier();");
-            gen.open("for (var s = 1u; s < 256u; s = s * 2u) {");
-            gen.open("if (lid % (2u * s) == 0u) {");
-            let mut args = Vec::new();
-            for (j, t) in tys.iter().enumerate() {
-                args.push(KVal::Scalar(gen.let_(&load(&format!("sh{j}[lid]"), *t), *t), *t));
-            }
-            for (j, t) in tys.iter().enumerate() {
-                args.push(KVal::Scalar(gen.let_(&load(&format!("sh{j}[lid + s]"), *t), *t), *t));
-            }
-            let res = gen.apply_lambda(lam, args)?;
-            for (j, (r, t)) in res.iter().zip(tys).enumerate() {
-                let KVal::Scalar(e, _) = r else { return Err(internal(s.span, "reduce")) };
-                gen.line(&format!("sh{j}[lid] = {};", store(e, *t)));
-            }
-            gen.close();
-            gen.line("workgroupBarrier();");
-            gen.close();
+            tree_reduce(&mut gen, lam, &accs, tys, s.span)?;
             gen.open("if (lid == 0u) {");
             for (j, t) in tys.iter().enumerate() {
                 let b = gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite);
@@ -542,6 +965,7 @@ impl HostGen<'_> {
         self.types = types;
         self.sites = sites;
         let (wgsl, bufs, args) = res?;
+        let (wgsl, bufs) = unused_buffers_dropped(wgsl, bufs);
         let name = format!("{name}_{}", self.kernels.len());
         let kernel = self.kernel(name, wgsl, &bufs);
         Ok(Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() })
@@ -558,7 +982,7 @@ impl HostGen<'_> {
         let mut sites = std::mem::take(&mut self.sites);
         let k = tys.len();
         let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &mut sites, 2, s.span);
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
             gen.open("if (lid == 0u) {");
             let accs = declare_accs(&mut gen, neutral, tys)?;
             let parts: Vec<usize> = tys
@@ -566,7 +990,7 @@ impl HostGen<'_> {
                 .enumerate()
                 .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, Access::Read))
                 .collect();
-            gen.open("for (var g = 0u; g < ogm_args[1]; g++) {");
+            gen.open("for (var g = 0u; g < ogm_args[0][1]; g++) {");
             fold_step(&mut gen, lam, &accs, tys, |j| format!("b{}[g]", parts[j]))?;
             gen.close();
             for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
@@ -590,7 +1014,7 @@ impl HostGen<'_> {
         let types = std::mem::take(&mut self.types);
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &mut sites, 2, s.span);
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
             gen.open("if (lid == 0u) {");
             let accs = declare_accs(&mut gen, neutral, tys)?;
             let parts: Vec<usize> = tys
@@ -598,7 +1022,7 @@ impl HostGen<'_> {
                 .enumerate()
                 .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite))
                 .collect();
-            gen.open("for (var g = 0u; g < ogm_args[1]; g++) {");
+            gen.open("for (var g = 0u; g < ogm_args[0][1]; g++) {");
             // Exclusive: each partial becomes the fold of those before it.
             let xs: Vec<KVal> = tys
                 .iter()
@@ -633,7 +1057,7 @@ impl HostGen<'_> {
         let types = std::mem::take(&mut self.types);
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &mut sites, 2, s.span);
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
             let sums = thread_fold(&mut gen, lam, neutral, arrs, tys)?;
             let shared = shared_decls(tys);
             for (j, (a, t)) in sums.iter().zip(tys).enumerate() {
@@ -710,6 +1134,127 @@ impl HostGen<'_> {
     }
 }
 
+/// Store each thread's `accs` in workgroup memory and combine them with a tree that keeps their
+/// order (neighbours first); afterwards `sh_j[0]` holds the workgroup's values, visible to all.
+fn tree_reduce(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    accs: &[String],
+    tys: &[PrimType],
+    span: crate::diag::Span,
+) -> R<()> {
+    for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+        gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
+    }
+    gen.line("workgroupBarrier();");
+    gen.open("for (var s = 1u; s < 256u; s = s * 2u) {");
+    gen.open("if (lid % (2u * s) == 0u) {");
+    let mut args = Vec::new();
+    for (j, t) in tys.iter().enumerate() {
+        args.push(KVal::Scalar(gen.let_(&load(&format!("sh{j}[lid]"), *t), *t), *t));
+    }
+    for (j, t) in tys.iter().enumerate() {
+        args.push(KVal::Scalar(gen.let_(&load(&format!("sh{j}[lid + s]"), *t), *t), *t));
+    }
+    let res = gen.apply_lambda(lam, args)?;
+    for (j, (r, t)) in res.iter().zip(tys).enumerate() {
+        let KVal::Scalar(e, _) = r else { return Err(internal(span, "reduce")) };
+        gen.line(&format!("sh{j}[lid] = {};", store(e, *t)));
+    }
+    gen.close();
+    gen.line("workgroupBarrier();");
+    gen.close();
+    Ok(())
+}
+
+/// Whether a map's function ends in a `scan` of vectors whose results it returns (a segmented
+/// scan).
+fn seg_scan(lam: &ir::Lambda) -> bool {
+    seg_scan_at(lam).is_some()
+}
+
+fn seg_scan_at(lam: &ir::Lambda) -> Option<usize> {
+    let k = lam.body.stms.iter().rposition(|st| matches!(st.exp, Exp::Scan { .. }))?;
+    let st = &lam.body.stms[k];
+    (st.pat.iter().all(|p| p.ty.rank() == 1) && super::distribute::returns(lam, k)).then_some(k)
+}
+
+/// The statement of a map's function that makes the map a segmented reduction: the function
+/// returns scalars, this statement is a `reduce` of scalars, and no other statement loops.
+fn seg_reduce_at(prog: &ir::Program, lam: &ir::Lambda) -> Option<usize> {
+    if !lam.ret.iter().all(|t| matches!(t, Type::Prim(_))) {
+        return None;
+    }
+    let mut found = None;
+    for (k, st) in lam.body.stms.iter().enumerate() {
+        if super::distribute::heavy(prog, st) {
+            let is_reduce = matches!(st.exp, Exp::Reduce { .. })
+                && st.pat.iter().all(|p| matches!(p.ty, Type::Prim(_)));
+            if !is_reduce || found.is_some() {
+                return None;
+            }
+            found = Some(k);
+        }
+    }
+    found
+}
+
+fn ir_i32() -> crate::prim::IntType {
+    crate::prim::IntType::I32
+}
+
+/// The operator of a `hist` when it has an atomic form: `\a b -> a op b` on one 32-bit value
+/// (i32/u32, and i64/u64, which the GPU narrows, with `+`, `min`, `max` and the bitwise
+/// operators; f32 with `+`, `min` and `max` by compare-and-swap).
+fn atomic_op(lam: &ir::Lambda) -> Option<(ir::BinOp, PrimType)> {
+    use crate::prim::{FloatType, IntType};
+    use ir::BinOp as B;
+    let [a, b] = lam.params.as_slice() else { return None };
+    let ([st], [Atom::Var(r)]) = (lam.body.stms.as_slice(), lam.body.result.as_slice()) else {
+        return None;
+    };
+    let Exp::BinOp(op, t, Atom::Var(x), Atom::Var(y)) = &st.exp else { return None };
+    let same = |p: &ir::Param| p.ty == Type::Prim(*t);
+    let args_ok = (*x == a.var && *y == b.var) || (*x == b.var && *y == a.var);
+    if !same(a) || !same(b) || !args_ok || st.pat.first().map(|p| p.var) != Some(*r) {
+        return None;
+    }
+    let ok = match t {
+        PrimType::Int(IntType::I32 | IntType::U32 | IntType::I64 | IntType::U64) => {
+            matches!(op, B::Add | B::Min | B::Max | B::And | B::Or | B::Xor)
+        }
+        PrimType::Float(FloatType::F32) => matches!(op, B::Add | B::Min | B::Max),
+        _ => false,
+    };
+    ok.then_some((*op, *t))
+}
+
+/// `target = target op x` atomically (`target` names an atomic word).
+fn atomic_update(gen: &mut Gen, target: &str, op: ir::BinOp, t: PrimType, x: &str) -> R<()> {
+    use ir::BinOp as B;
+    if let PrimType::Float(_) = t {
+        gen.open("loop {");
+        gen.line(&format!("let old = atomicLoad(&{target});"));
+        let e = super::scalar::binop(op, t, "bitcast<f32>(old)", x)
+            .ok_or_else(|| internal(crate::diag::Span::DUMMY, "hist operator"))?;
+        gen.line(&format!(
+            "if (atomicCompareExchangeWeak(&{target}, old, bitcast<u32>({e})).exchanged) {{ break; }}"
+        ));
+        gen.close();
+        return Ok(());
+    }
+    let f = match op {
+        B::Add => "atomicAdd",
+        B::Min => "atomicMin",
+        B::Max => "atomicMax",
+        B::And => "atomicAnd",
+        B::Or => "atomicOr",
+        _ => "atomicXor",
+    };
+    gen.line(&format!("{f}(&{target}, {x});"));
+    Ok(())
+}
+
 /// `var acc_j = neutral_j;` for each value.
 fn declare_accs(gen: &mut Gen, neutral: &[Atom], tys: &[PrimType]) -> R<Vec<String>> {
     let mut accs = Vec::new();
@@ -748,7 +1293,7 @@ fn thread_fold(
     arrs: &[Var],
     tys: &[PrimType],
 ) -> R<Vec<String>> {
-    gen.line("let w = bitcast<i32>(ogm_args[0]);");
+    gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
     gen.line("let nthreads = i32(nwg.x * 256u);");
     gen.line("let chunk = (w + nthreads - 1) / nthreads;");
     gen.line("let start = min(i32(wg.x * 256u + lid) * chunk, w);");

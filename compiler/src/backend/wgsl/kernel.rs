@@ -221,6 +221,8 @@ const MAX_INLINE: usize = 64;
 pub struct Gen<'a> {
     prog: &'a ir::Program,
     host_types: &'a HashMap<Var, Type>,
+    /// Host arrays computed where they are read (replicates of scalars, iotas).
+    host_virtual: &'a HashMap<Var, Exp>,
     env: Env,
     /// Host variables that became inputs (valid in the whole kernel).
     inputs: HashMap<Var, KVal>,
@@ -245,6 +247,7 @@ impl<'a> Gen<'a> {
     pub fn new(
         prog: &'a ir::Program,
         host_types: &'a HashMap<Var, Type>,
+        host_virtual: &'a HashMap<Var, Exp>,
         sites: &'a mut Vec<Site>,
         reserved: usize,
         span: Span,
@@ -252,6 +255,7 @@ impl<'a> Gen<'a> {
         Gen {
             prog,
             host_types,
+            host_virtual,
             env: Rc::new(HashMap::new()),
             inputs: HashMap::new(),
             code: String::new(),
@@ -286,8 +290,17 @@ impl<'a> Gen<'a> {
     }
 
     pub fn fresh(&mut self, base: &str) -> String {
-        self.next += 1;
-        format!("{base}{}", self.next)
+        loop {
+            self.next += 1;
+            let name = format!("{base}{}", self.next);
+            // `i` or `f` and a number can spell a WGSL type (`i32`, `f16`) or a reserved word.
+            if !matches!(
+                name.as_str(),
+                "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "f16" | "f32" | "f64"
+            ) {
+                return name;
+            }
+        }
     }
 
     /// `let NAME: T = e;`, returning the name.
@@ -299,12 +312,18 @@ impl<'a> Gen<'a> {
 
     /// The expression of argument word `k` (reserved words included) read as `t`.
     pub fn arg_word(k: usize, t: PrimType) -> String {
+        let w = arg(k);
         match t {
-            PrimType::Bool => format!("(ogm_args[{k}] != 0u)"),
-            PrimType::Int(i) if i.signed() => format!("bitcast<i32>(ogm_args[{k}])"),
-            PrimType::Int(_) => format!("ogm_args[{k}]"),
-            PrimType::Float(_) => format!("bitcast<f32>(ogm_args[{k}])"),
+            PrimType::Bool => format!("({w} != 0u)"),
+            PrimType::Int(i) if i.signed() => format!("bitcast<i32>({w})"),
+            PrimType::Int(_) => w,
+            PrimType::Float(_) => format!("bitcast<f32>({w})"),
         }
+    }
+
+    /// Words of the argument buffer the kernel reads (reserved words included).
+    pub fn arg_words(&self) -> usize {
+        self.reserved + self.args.len()
     }
 
     /// Add a buffer binding, returning its index in `bufs`.
@@ -332,6 +351,24 @@ impl<'a> Gen<'a> {
     pub fn var(&mut self, v: Var) -> R<KVal> {
         if let Some(k) = self.env.get(&v).or_else(|| self.inputs.get(&v)) {
             return Ok(k.clone());
+        }
+        if let Some(e) = self.host_virtual.get(&v) {
+            let k = match e {
+                Exp::Replicate { shape, value } => {
+                    let dims = shape.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                    let val = self.atom(value)?;
+                    KVal::Arr(Rc::new(DArr::Repl { dims, val }))
+                }
+                Exp::Iota { n, start, step, it } => {
+                    let n = self.atom_i32(n)?;
+                    let (start, _) = self.scalar(start)?;
+                    let (step, _) = self.scalar(step)?;
+                    KVal::Arr(Rc::new(DArr::Iota { n, start, step, ty: PrimType::Int(*it) }))
+                }
+                _ => return Err(internal(self.span, "a virtual array")),
+            };
+            self.inputs.insert(v, k.clone());
+            return Ok(k);
         }
         let Some(ty) = self.host_types.get(&v).cloned() else {
             return Err(internal(
@@ -463,15 +500,19 @@ impl<'a> Gen<'a> {
             }
             DArr::Map { lam, env, arrs, k, .. } => self.with_env(env, |g| {
                 let i = &idx[0];
+                let (body, used) = only_results(&lam.body, &[*k]);
                 for (p, arr) in lam.params.iter().zip(arrs) {
+                    if !used.contains(&p.var) {
+                        continue;
+                    }
                     let v = match arr {
                         KVal::Arr(a) => g.index(a, std::slice::from_ref(i))?,
                         s => s.clone(),
                     };
                     g.bind(p.var, v);
                 }
-                let res = g.body(&lam.body)?;
-                let r = res.get(*k).cloned().ok_or_else(|| internal(g.span, "map result"))?;
+                let res = g.body(&body)?;
+                let r = res.first().cloned().ok_or_else(|| internal(g.span, "map result"))?;
                 match r {
                     KVal::Arr(ra) => g.index(&ra, &idx[1..]),
                     s => Ok(s),
@@ -1319,6 +1360,24 @@ impl<'a> Gen<'a> {
 /// A checked region of an array: its slice view, its shape, and the fixed indices when every
 /// index is fixed.
 type Region = (Vec<SIx>, Vec<String>, Option<Vec<String>>);
+
+/// Argument word `k` as a `u32` expression. The arguments are a uniform buffer (so they do not
+/// count against the storage buffers a kernel may bind), an array of `vec4<u32>` because
+/// uniform arrays have a 16-byte stride.
+pub fn arg(k: usize) -> String {
+    format!("ogm_args[{}][{}]", k / 4, k % 4)
+}
+
+/// `b` computing only its results `ks` (in that order), and the variables it then uses from
+/// outside: an element of one result of a map need not load or compute what only the others
+/// use (each load of an unused parameter would also bind its buffer).
+pub fn only_results(b: &ir::Body, ks: &[usize]) -> (ir::Body, std::collections::HashSet<Var>) {
+    let mut body = b.clone();
+    body.result = ks.iter().filter_map(|&k| b.result.get(k).copied()).collect();
+    crate::ir::lower::dce(&mut body);
+    let used = crate::ad::walk::free_in_body(&body).into_iter().collect();
+    (body, used)
+}
 
 /// Row-major strides of `dims`.
 pub fn row_major(dims: &[String]) -> Vec<String> {

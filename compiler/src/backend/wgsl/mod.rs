@@ -23,6 +23,7 @@
 //!
 //! [`exec`] runs a program against any [`exec::Device`] (the runtime provides one on wgpu).
 
+mod distribute;
 pub mod exec;
 mod host;
 mod kernel;
@@ -41,6 +42,12 @@ use crate::prim::{FloatType, PrimType};
 pub const WORKGROUP: u32 = 256;
 /// The most workgroups a reduction or scan uses (its second pass folds the partial results).
 pub const MAX_GROUPS: u32 = 256;
+
+/// Segments shorter than this are reduced by one invocation each, longer ones by a workgroup.
+pub const SEG_GROUP_MIN: i64 = 64;
+/// The most bins a workgroup-private histogram holds (16 KiB of workgroup memory, WebGPU's
+/// guaranteed minimum).
+pub const HIST_LOCAL_BINS: i64 = 4096;
 
 pub use prelude::PRELUDE;
 
@@ -87,6 +94,31 @@ pub enum HostStm {
         outs: Vec<Param>,
         shape: Vec<ir::Dim>,
         dispatch: Dispatch,
+        span: Span,
+    },
+    /// A map whose function ends in a scalar `reduce` (a segmented reduction): `group` runs one
+    /// workgroup per element of `shape` (the segment), its threads folding the segment and
+    /// combining their values with a tree in workgroup memory; `thread` (an ordinary launch)
+    /// runs one invocation per segment. The executor takes `thread` when the segment width
+    /// `seg_w` is known on the host and below [`SEG_GROUP_MIN`].
+    SegReduce {
+        outs: Vec<Param>,
+        shape: Vec<ir::Dim>,
+        seg_w: Option<Atom>,
+        group: Dispatch,
+        thread: Dispatch,
+        span: Span,
+    },
+    /// `hist` with an operator that has an atomic form, into a copy of `dest`: `local` keeps a
+    /// histogram per workgroup in workgroup memory (at most [`HIST_LOCAL_BINS`] bins) and adds
+    /// it to the result; `global` updates the result's bins directly. Reserved argument words of
+    /// both: the number of values, the number of bins.
+    Hist {
+        pat: Param,
+        dest: Var,
+        w: Atom,
+        local: Dispatch,
+        global: Dispatch,
         span: Span,
     },
     /// `reduce` of `w` elements into the scalars `pat`. Temporaries: one partial buffer per value

@@ -5,6 +5,10 @@
 /// The whole prelude.
 pub const PRELUDE: &str = include_str!("../../../../shaders/prelude.wgsl");
 
+/// The declaration of the arguments in the prelude; each kernel's copy sizes the array to the
+/// words it reads.
+pub const ARGS_DECL: &str = "var<uniform> ogm_args: array<vec4<u32>, 1>;";
+
 /// Ends the prelude part of every kernel's source (`ogham show wgsl` prints what follows).
 pub const END: &str = "// end of prelude\n";
 
@@ -90,7 +94,7 @@ mod tests {
     #[test]
     fn the_prelude_splits_into_named_helpers() {
         let (header, helpers) = split();
-        assert!(header.contains("var<storage, read> ogm_args"));
+        assert!(header.contains(ARGS_DECL));
         assert!(!header.contains("fn "));
         assert!(helpers.len() >= 20);
         assert!(helpers.iter().all(|h| h.name.starts_with("ogm_") && h.text.contains("fn ")));

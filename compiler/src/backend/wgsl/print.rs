@@ -121,6 +121,28 @@ impl Printer<'_> {
                         self.dispatch(dispatch)
                     );
                 }
+                HostStm::SegReduce { outs, shape, seg_w, group, thread, .. } => {
+                    let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
+                    let w = seg_w.as_ref().map_or("?".to_string(), |a| self.atom(a));
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = segmented reduce{dims} of width {w}: a workgroup per segment {} ; short segments: {}",
+                        self.pat(outs),
+                        self.dispatch(group),
+                        self.dispatch(thread)
+                    );
+                }
+                HostStm::Hist { pat, dest, w, local, global, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = hist({}) into a copy of {}: workgroup-private bins {} ; many bins: {}",
+                        self.param(pat),
+                        self.atom(w),
+                        self.var(*dest),
+                        self.dispatch(local),
+                        self.dispatch(global)
+                    );
+                }
                 HostStm::Reduce { pat, w, passes, .. } => {
                     let _ = writeln!(
                         out,

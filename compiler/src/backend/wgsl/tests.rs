@@ -205,3 +205,209 @@ fn a_reduction_of_arrays_whose_operator_is_not_elementwise_is_unsupported() {
     let e = gpu(src).unwrap_err();
     assert!(e[0].message.contains("operator is not elementwise"), "{}", e[0].message);
 }
+
+/// The host statements of every function, nested bodies included.
+fn host_stms(gp: &GpuProgram) -> Vec<&HostStm> {
+    fn go<'a>(b: &'a HostBody, out: &mut Vec<&'a HostStm>) {
+        for s in &b.stms {
+            out.push(s);
+            match s {
+                HostStm::If { then_body, else_body, .. } => {
+                    go(then_body, out);
+                    go(else_body, out);
+                }
+                HostStm::Loop { body, .. } => go(body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in &gp.funs {
+        go(&f.body, &mut out);
+    }
+    out
+}
+
+/// A kernel's own code (after the prelude).
+fn own_code(k: &Kernel) -> &str {
+    k.wgsl.split(prelude::END).nth(1).unwrap_or(&k.wgsl)
+}
+
+const SOFTMAX: &str = "def softmax [m] (xs: [m]f32) : [m]f32 =\n  \
+                       let mx = f32.maximum xs\n  \
+                       let es = map (\\x -> f32.exp (x - mx)) xs\n  \
+                       let s = f32.sum es\n  \
+                       in map (/ s) es\n\
+                       entry main [n][m] (xss: [n][m]f32) : [n][m]f32 = map softmax xss";
+
+#[test]
+fn row_reductions_are_distributed_out_of_the_elementwise_kernel() {
+    let gp = gpu(SOFTMAX).unwrap();
+    let stms = host_stms(&gp);
+    // The maximum and the sum of each row: segmented reductions with a workgroup per row, whose
+    // width is the host's `m` (so short rows can take an invocation each).
+    let segs: Vec<_> = stms
+        .iter()
+        .filter_map(|s| match s {
+            HostStm::SegReduce { group, seg_w, .. } => Some((group, seg_w)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(segs.len(), 2, "{}", show(&gp));
+    for (group, seg_w) in &segs {
+        assert!(seg_w.is_some(), "{}", show(&gp));
+        let code = own_code(&gp.kernels[group.kernel]);
+        assert!(
+            code.contains("var<workgroup> sh0") && code.contains("workgroupBarrier()"),
+            "{code}"
+        );
+    }
+    // The two row values share one [n][2] array (a concatenation kernel), which one map over
+    // the [n][m] elements reads, with no loop over the row.
+    let launches: Vec<_> = stms
+        .iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, dispatch, .. } => Some((shape, dispatch)),
+            _ => None,
+        })
+        .filter(|(_, d)| gp.kernels[d.kernel].name.starts_with("map"))
+        .collect();
+    assert_eq!(launches.len(), 1, "{}", show(&gp));
+    let bufs = &gp.kernels[launches[0].1.kernel].buffers;
+    assert_eq!(bufs.len(), 3, "{}", show(&gp));
+    assert_eq!(launches[0].0.len(), 2);
+    let code = own_code(&gp.kernels[launches[0].1.kernel]);
+    assert!(!code.contains("for (") && !code.contains("loop {"), "{code}");
+}
+
+#[test]
+fn a_row_sum_is_a_segmented_reduction_and_loops_per_row_are_distributed() {
+    let src = "entry sums [n][m] (xss: [n][m]f32) : [n]f32 = map f32.sum xss\n\
+               entry scaled [n][m] (xss: [n][m]i32) : [n][m]i32 =\n  \
+               map (\\r -> let s = loop acc = 0 for x in r do acc + x in map (* s) r) xss";
+    let gp = gpu(src).unwrap();
+    let stms = host_stms(&gp);
+    assert!(stms.iter().any(|s| matches!(s, HostStm::SegReduce { .. })), "{}", show(&gp));
+    // The loop runs once per row (a launch over [n]), the product once per element.
+    let shapes: Vec<usize> = stms
+        .iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, .. } => Some(shape.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shapes, [1, 2], "{}", show(&gp));
+}
+
+#[test]
+fn histograms_with_atomic_operators_are_privatised_per_workgroup() {
+    let src = "entry ints [n] (k: i64) (is: [n]i64) (vs: [n]i32) : [k]i32 =\n  \
+               hist (+) 0 k is vs\n\
+               entry floats [n] (k: i64) (is: [n]i64) (vs: [n]f32) : [k]f32 =\n  \
+               hist (+) 0 k is vs\n\
+               entry products [n] (k: i64) (is: [n]i64) (vs: [n]i32) : [k]i32 =\n  \
+               hist (*) 1 k is vs";
+    let gp = gpu(src).unwrap();
+    let hists: Vec<_> = host_stms(&gp)
+        .into_iter()
+        .filter_map(|s| match s {
+            HostStm::Hist { local, global, .. } => Some((local.kernel, global.kernel)),
+            _ => None,
+        })
+        .collect();
+    // `*` has no atomic form: it keeps the per-bin kernel.
+    assert_eq!(hists.len(), 2, "{}", show(&gp));
+    let (li, gi) = (own_code(&gp.kernels[hists[0].0]), own_code(&gp.kernels[hists[0].1]));
+    assert!(li.contains("var<workgroup> lh: array<atomic<i32>, 4096>"), "{li}");
+    assert!(li.contains("atomicAdd(&lh["), "{li}");
+    assert!(!gi.contains("var<workgroup>") && gi.contains("atomicAdd(&b0["), "{gi}");
+    let lf = own_code(&gp.kernels[hists[1].0]);
+    assert!(lf.contains("atomicCompareExchangeWeak(&lh["), "{lf}");
+    assert!(lf.contains("array<atomic<u32>>"), "{lf}");
+}
+
+#[test]
+fn arguments_are_a_uniform_buffer_sized_per_kernel() {
+    let gp = gpu("entry main (xs: []f32) (a: f32) (b: f32) (c: f32) (d: f32) : []f32 =\n  \
+                  map (\\x -> x * a + b * c - d) xs")
+    .unwrap();
+    let w = &gp.kernels[0].wgsl;
+    // n, a, b, c, d: five words, two vec4s.
+    assert!(w.contains("var<uniform> ogm_args: array<vec4<u32>, 2>;"), "{w}");
+    assert!(w.contains("ogm_args[1][0]"), "{w}");
+}
+
+#[test]
+fn replicates_and_iotas_are_computed_in_the_kernels_that_read_them() {
+    let gp = gpu("entry main (n: i64) (x: f32) : []f32 =\n  \
+                  let r = replicate n x\n  \
+                  in map2 (\\a i -> a * f32.i64 i) r (iota n)")
+    .unwrap();
+    let last = gp.kernels.last().unwrap();
+    // Only the result is bound, and neither `r` nor the iota is stored.
+    assert_eq!(last.buffers.len(), 1, "{}", show(&gp));
+    let launches =
+        host_stms(&gp).into_iter().filter(|s| matches!(s, HostStm::Launch { .. })).count();
+    assert_eq!(launches, 1, "{}", show(&gp));
+}
+
+#[test]
+fn scans_in_a_map_are_segmented_scans() {
+    let src = "entry main [n][m] (xss: [n][m]i32) : [n][m]i32 =\n  \
+               map (\\r -> let c = scan (+) 0 r in map2 (*) c r) xss";
+    let gp = gpu(src).unwrap();
+    let launches: Vec<_> = host_stms(&gp)
+        .into_iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, dispatch, .. } => Some((shape.len(), dispatch.kernel)),
+            _ => None,
+        })
+        .collect();
+    // One invocation per row scans it; the elementwise kernel reads the scanned rows.
+    assert_eq!(launches.len(), 2, "{}", show(&gp));
+    assert_eq!(launches[0].0, 1);
+    assert!(gp.kernels[launches[0].1].name.starts_with("segscan"), "{}", show(&gp));
+    let code = own_code(&gp.kernels[launches[1].1]);
+    assert!(!code.contains("for (") && !code.contains("loop {"), "{code}");
+}
+
+#[test]
+fn arrays_whose_elements_loop_are_computed_once_per_row() {
+    // Two matrix-vector products per row: the hidden vector is a [n][h] array of its own, so
+    // each output element runs one loop (its dot product with the hidden row), not two nested.
+    let src = "def matvec [m][n] (w: [m][n]f32) (v: [n]f32) : [m]f32 =\n  \
+               map (\\r -> f32.sum (map2 (*) r v)) w\n\
+               entry main [b][i][h][k] (xs: [b][i]f32) (w1: [h][i]f32) (w2: [k][h]f32) : [b][k]f32 =\n  \
+               map (\\x -> let hid = map f32.tanh (matvec w1 x) in matvec w2 hid) xs";
+    let gp = gpu(src).unwrap();
+    let loops: Vec<(usize, usize)> = host_stms(&gp)
+        .into_iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, dispatch, .. } => {
+                let code = own_code(&gp.kernels[dispatch.kernel]);
+                Some((shape.len(), code.matches("for (").count()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loops, [(2, 1), (2, 1)], "{}", show(&gp));
+}
+
+#[test]
+fn a_row_reduction_two_map_levels_down_runs_once_per_row() {
+    let src = "entry main [b][n][m] (xsss: [b][n][m]f32) : [b][n][m]f32 =\n  \
+               map (\\xss -> map (\\r -> let s = f32.sum r in map (/ s) r) xss) xsss";
+    let gp = gpu(src).unwrap();
+    let launches: Vec<(usize, usize)> = host_stms(&gp)
+        .into_iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, dispatch, .. } => {
+                let code = own_code(&gp.kernels[dispatch.kernel]);
+                Some((shape.len(), code.matches("for (").count()))
+            }
+            _ => None,
+        })
+        .collect();
+    // The sums: one loop per [b][n] element; the quotients: no loop per [b][n][m] element.
+    assert_eq!(launches, [(2, 1), (3, 0)], "{}", show(&gp));
+}
