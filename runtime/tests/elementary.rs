@@ -69,8 +69,9 @@ fn f32_exp_is_within_one_ulp_of_libm() {
             assert!(d <= 1, "simd {simd}: exp({x:e}) = {y:e}, libm {want:e} ({d} ulps)");
             differ += (d != 0) as usize;
         }
-        // Rounded once from an f64 result accurate to ~1e-12: a differing last bit is rare.
-        assert!(differ * 1000 <= xs.len(), "simd {simd}: {differ} of {} differ", xs.len());
+        // Computed in f32, so the last bit differs from libm's now and then: for 7.4% of these
+        // inputs (and 0.8% of all f32s); more would mean a less accurate reduction or polynomial.
+        assert!(differ * 100 <= xs.len() * 8, "simd {simd}: {differ} of {} differ", xs.len());
     }
 }
 
@@ -80,5 +81,5 @@ fn f32_exp_is_computed_in_the_module() {
         compile("entry main (xs: []f32) : []f32 = map f32.exp xs", &Options::default()).unwrap();
     let wat = ogham::backend::wasm::to_wat(&m.bytes).unwrap();
     assert!(!wat.contains("f32.exp"), "exp is imported:\n{wat}");
-    assert!(wat.contains("exp_f32x4"), "no vector exp:\n{wat}");
+    assert!(wat.contains("f32x4.pmax"), "no vector exp:\n{wat}");
 }

@@ -67,3 +67,23 @@ entry matmul [n][m][p] (a: [n][m]f32) (b: [m][p]f32) : [n][p]f32 =
 -- output { [17f32, 23f32, 2f32, 227f32, 11f32, 5f32] }
 entry weighted_norms (w: []f32) (s: f32) (rows: [][]f32) : []f32 =
   map (\r -> f32.sum (map2 (\x wx -> x * x * wx + s / 5) r w)) rows
+
+-- A reduction of an array as it is (no map) keeps several vector accumulators too, over blocks
+-- of four vectors, then single vectors, then a scalar tail; NaN in every part.
+-- ==
+-- entry: maxima
+-- input { empty([0]f32) [1f32, 2f32, 3f32] }
+-- output { -f32.inf 3f32 }
+-- input { [1f32, 9f32, 2f32, 3f32, 0f32, 1f32, 1f32, 1f32, 1f32, 1f32, 1f32, 1f32, 1f32, 1f32, 1f32, 1f32, 4f32, 1f32, 8f32, 2f32, 7f32]
+--         [f32.nan, 2f32, 3f32, 4f32, 5f32, 6f32, 7f32, 8f32, 9f32, 10f32, 11f32, 12f32, 13f32, 14f32, 15f32, 16f32, 17f32, 18f32, 19f32, 20f32, f32.nan] }
+-- output { 9f32 20f32 }
+-- input { [f32.nan, f32.nan, f32.nan, f32.nan, f32.nan] [1f32, 2f32, 3f32, 4f32, 5f32, 6f32, 7f32, 8f32, 9f32, 10f32, 11f32, 12f32, 13f32, 14f32, 15f32, 16f32, 17f32, 18f32, 19f32, 20f32, f32.nan, 21f32] }
+-- output { -f32.inf 21f32 }
+entry maxima (xs: []f32) (ys: []f32) : (f32, f32) = (f32.maximum xs, f32.maximum ys)
+
+-- ==
+-- entry: int_and_f64_reductions
+-- input { [5, -3, 8, 1, 9, -7, 2, 0, 4, 4, 6, -1, 3, 3, 2, 1, -9, 5] [0.25f64, 1.5f64, 2.5f64, 3.5f64, 4.5f64, 5.5f64, 6.5f64, 7.5f64, 8.5f64] }
+-- output { -9 9 40.25f64 }
+entry int_and_f64_reductions (xs: []i32) (ys: []f64) : (i32, i32, f64) =
+  (i32.minimum xs, i32.maximum xs, f64.sum ys)

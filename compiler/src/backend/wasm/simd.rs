@@ -56,6 +56,11 @@ impl Lane {
     }
 }
 
+/// Shuffles of a vector's bytes: its two 8-byte halves swapped, and the 4-byte lanes of each
+/// half swapped.
+const SWAP_HALVES: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7];
+const SWAP_PAIRS: [u8; 16] = [4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11];
+
 /// Rows reduced at once by `simd_blocked_map`.
 const COLS: usize = 4;
 
@@ -264,8 +269,7 @@ impl Gen<'_> {
                 }
                 Exp::Math(MathFn::Exp, _, args) if l == Lane::F32 => {
                     self.push_vatom(b, &args[0], l, vars);
-                    let f = self.exp_f32x4();
-                    b.call(f);
+                    self.inline_exp_f32x4(b);
                 }
                 e => {
                     if let Some((u, a)) = vunop(e, l) {
@@ -545,21 +549,44 @@ impl Gen<'_> {
         if !self.opts.simd || t.rank() != 1 || Lane::of(t.elem()) != Some(l) {
             return None;
         }
+        let lanes = l.count();
         let nvec = self.tmp(ValType::I64);
-        b.local_get(w).i64_const(-l.count()).binop(B::I64And).local_set(nvec);
-        let acc = self.tmp(ValType::V128);
-        self.push_atom(b, neutral);
-        b.unop(l.splat()).local_set(acc);
+        b.local_get(w).i64_const(-lanes).binop(B::I64And).local_set(nvec);
+        // Bound by the latency of the operator (several instructions for float min and max):
+        // `UNROLL` independent accumulators over blocks of `UNROLL` vectors, then one.
+        let accs: Vec<LocalId> = (0..UNROLL)
+            .map(|_| {
+                let acc = self.tmp(ValType::V128);
+                self.push_atom(b, neutral);
+                b.unop(l.splat()).local_set(acc);
+                acc
+            })
+            .collect();
         let base = self.local(arr);
         let elem = t.elem();
-        self.for_step(b, None, nvec, l.count(), |g, b, j| {
+        let step = |g: &mut Self, b: &mut InstrSeqBuilder, j: LocalId, acc: LocalId| {
             b.local_get(acc);
             g.vaddr(b, base, j, elem);
             b.load(g.mem, LoadKind::V128, mem_arg());
             g.emit_vbinop(b, op, l);
             b.local_set(acc);
+        };
+        let nbig = self.tmp(ValType::I64);
+        b.local_get(w).i64_const(-lanes * UNROLL as i64).binop(B::I64And).local_set(nbig);
+        self.for_step(b, None, nbig, lanes * UNROLL as i64, |g, b, j| {
+            for (u, acc) in accs.iter().enumerate() {
+                let ju = g.tmp(ValType::I64);
+                b.local_get(j).i64_const(lanes * u as i64).binop(B::I64Add).local_set(ju);
+                step(g, b, ju, *acc);
+            }
         });
-        self.hfold_lanes(b, acc, acc_param, op, l);
+        self.for_step(b, Some(nbig), nvec, lanes, |g, b, j| step(g, b, j, accs[0]));
+        for acc in &accs[1..] {
+            b.local_get(accs[0]).local_get(*acc);
+            self.emit_vbinop(b, op, l);
+            b.local_set(accs[0]);
+        }
+        self.hfold_lanes(b, accs[0], acc_param, op, l);
         Some(nvec)
     }
 
@@ -572,12 +599,22 @@ impl Gen<'_> {
         op: BinOp,
         l: Lane,
     ) {
-        for k in 0..l.count() as u8 {
-            // Combine as vectors (splat both) so one code path serves every operator.
-            b.local_get(into).unop(l.splat());
-            b.local_get(acc).unop(l.extract(k)).unop(l.splat());
+        // Halve the vector by shuffles until lane 0 holds the fold of all lanes (two steps for
+        // four lanes), then combine it into `into` as vectors (splat), so one code path serves
+        // every operator.
+        let v = self.tmp(ValType::V128);
+        b.local_get(acc).local_set(v);
+        let steps: &[[u8; 16]] = match l.count() {
+            2 => &[SWAP_HALVES],
+            _ => &[SWAP_HALVES, SWAP_PAIRS],
+        };
+        for shuffle in steps {
+            b.local_get(v).local_get(v).local_get(v).i8x16_shuffle(*shuffle);
             self.emit_vbinop(b, op, l);
-            b.unop(l.extract(0)).local_set(into);
+            b.local_set(v);
         }
+        b.local_get(into).unop(l.splat()).local_get(v);
+        self.emit_vbinop(b, op, l);
+        b.unop(l.extract(0)).local_set(into);
     }
 }
