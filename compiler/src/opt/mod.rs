@@ -1,8 +1,13 @@
-//! Simplification after differentiation: copy propagation of variable-to-variable bindings and
-//! removal of dead code (including the forward statements that reverse mode re-executes but
-//! whose values end up unused), so the derivative program is ordinary, lean core IR.
+//! Core-IR to core-IR rewrites. `simplify`, after differentiation: copy propagation of
+//! variable-to-variable bindings and removal of dead code (including the forward statements that
+//! reverse mode re-executes but whose values end up unused), so the derivative program is
+//! ordinary, lean core IR. `inline_map_calls` (inline.rs), before the wasm backend: a `map`
+//! whose function only calls a small function gets that function's body.
 
 use crate::ir::*;
+
+mod inline;
+pub use inline::inline_map_calls;
 
 /// Simplify every function of `prog` in place.
 pub fn simplify(prog: &mut Program) {

@@ -120,7 +120,11 @@ impl Default for Options {
 /// Compile a program. Constructs the backend does not support yet are `unsupported: ...`
 /// errors at their spans.
 pub fn compile(prog: &ir::Program, opts: &Options) -> Result<WasmModule, Vec<Diagnostic>> {
-    let (mut module, manifest) = gen::generate(prog, opts)?;
+    // A map whose function only calls a small function gets the function's body, so the loops
+    // inside are vectorised (and matrix-product-shaped ones register-blocked) at the map.
+    let mut prog = prog.clone();
+    crate::opt::inline_map_calls(&mut prog);
+    let (mut module, manifest) = gen::generate(&prog, opts)?;
     let bytes = module.emit_wasm();
     // Re-parsing validates the module (with SIMD enabled).
     if let Err(e) = walrus::Module::from_buffer(&bytes) {
