@@ -1,8 +1,10 @@
 //! `ogham`: run, test and inspect Ogham programs.
 
 mod backend;
+mod bench;
 mod build;
 mod gradcheck;
+mod heap;
 mod run;
 mod serve;
 mod show;
@@ -12,6 +14,10 @@ mod test;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// Counts heap bytes, for the interpreter's peak memory in `ogham bench`.
+#[global_allocator]
+static ALLOC: heap::Counting = heap::Counting;
 
 #[derive(Parser)]
 #[command(name = "ogham", version, about = "Run, test and inspect Ogham programs")]
@@ -32,6 +38,8 @@ enum Command {
     Gradcheck(gradcheck::Args),
     /// Run the test blocks of programs (files, or directories searched for `*.fut`).
     Test(test::Args),
+    /// Time entry points on the inputs of their test blocks (with `--ad`, also their derivatives).
+    Bench(bench::Args),
     /// Serve the built playground (www/dist) on localhost.
     Serve(serve::Args),
 }
@@ -42,6 +50,7 @@ fn main() -> ExitCode {
         Command::Build(args) => build::main(&args),
         Command::Show(args) => show::main(&args),
         Command::Test(args) => test::main(&args),
+        Command::Bench(args) => bench::main(&args),
         Command::Gradcheck(args) => gradcheck::main(&args),
         Command::Serve(args) => serve::main(&args),
     }

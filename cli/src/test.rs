@@ -109,7 +109,7 @@ fn whole_file_failure(msg: String) -> CaseReport {
 }
 
 /// How a found file is named in the output: relative to `.` when the search started there.
-fn display_name(root: &Path, file: &Path) -> String {
+pub(crate) fn display_name(root: &Path, file: &Path) -> String {
     match file.strip_prefix(".") {
         Ok(rest) if root == Path::new(".") => rest.display().to_string(),
         _ => file.display().to_string(),
@@ -118,7 +118,7 @@ fn display_name(root: &Path, file: &Path) -> String {
 
 /// Add `path` if it is a file, or the `*.fut` and `*.md` files under it (sorted) if it is a
 /// directory.
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !meta.is_dir() {
         out.push(path.to_path_buf());
@@ -211,14 +211,17 @@ fn print_report(name: &str, report: &FileReport, verbose: bool) {
     }
 }
 
+/// What errors about the GPU backend's limits start with (f64, constructs not handled yet).
+pub(crate) const GPU_LIMITS: [&str; 2] =
+    ["f64 is not available on WebGPU", "unsupported on the GPU backend"];
+
 /// What the GPU backend does not do (f64, constructs not handled yet) makes a case skipped, with
 /// the reason, rather than failed: the counts by reason show the work that remains.
 fn skip_gpu_limits(report: &mut FileReport, reasons: &mut BTreeMap<String, usize>) {
-    const MARKERS: [&str; 2] = ["f64 is not available on WebGPU", "unsupported on the GPU backend"];
     for case in &mut report.cases {
         let Status::Failed(details) = &case.status else { continue };
         let Some(why) = details.lines().find_map(|l| {
-            MARKERS.iter().find_map(|m| l.find(m).map(|k| l[k..].trim().to_string()))
+            GPU_LIMITS.iter().find_map(|m| l.find(m).map(|k| l[k..].trim().to_string()))
         }) else {
             continue;
         };

@@ -24,3 +24,9 @@ entry main [n] (r: f64) (xs: [n]f64) (target: [n]f64) =
 -- output { [40.0f64, 38.0f64, 32.0f64, 20.0f64] }
 entry prefix [n] (xs: [n]f64) =
   vjp (\xs -> f64.sum (map (\s -> s * s) (scan (+) 0 xs))) xs 1
+
+-- The loss alone, on a long series: the objective whose gradient `ogham bench --ad` measures.
+-- ==
+-- entry: objective
+-- random input { 0.5f64 [10000]f64 [10000]f64 }
+entry objective [n] (r: f64) (xs: [n]f64) (target: [n]f64) : f64 = loss target (r, xs)

@@ -39,3 +39,8 @@ entry objective [n][K][d] (xs: [n][d]f64) (alphas: [K]f64) (means: [K][d]f64) (i
 --   1.724280695793002f64]] }
 entry gradient [n][K][d] (xs: [n][d]f64) (alphas: [K]f64) (means: [K][d]f64) (icf: [K][d]f64) =
   vjp (gmm_objective xs 1.0 0.0) (alphas, means, icf) 1
+
+-- The objective on more points and components, for `ogham bench --ad`.
+-- ==
+-- entry: objective
+-- random input { [2000][16]f64 [8]f64 [8][16]f64 [8][16]f64 }

@@ -21,3 +21,9 @@ def peak [n] (bins: i64) (is: [n]i64) (ws: [n]f64) : f64 =
 -- input { [0i64, 1i64, 1i64, 3i64, 2i64, 3i64] [1.0, 0.5, 2.0, 1.5, 0.25, 1.0] }
 -- output { 4.75f64 [1.0f64, 0.0f64, 1.0f64, 1.0f64, 1.0f64, 0.0f64] }
 entry peaks [n] (is: [n]i64) (ws: [n]f64) = (peak 4 is ws, vjp (peak 4 is) ws 1)
+
+-- The loss alone, on many samples: the objective whose gradient `ogham bench --ad` measures.
+-- ==
+-- entry: objective
+-- random input { [200000]i64 [200000]f64 [100]f64 }
+entry objective [n][b] (is: [n]i64) (ws: [n]f64) (target: [b]f64) : f64 = loss b is target ws

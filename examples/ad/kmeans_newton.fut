@@ -16,3 +16,9 @@ def newton_step [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) : [k][d]f64 =
 entry main [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) (steps: i64) =
   let cs = loop cs = centers for _i < steps do newton_step points cs
   in (cs, cost points cs)
+
+-- The cost alone: the objective whose gradient `ogham bench --ad` measures.
+-- ==
+-- entry: objective
+-- random input { [10000][8]f64 [16][8]f64 }
+entry objective [n][k][d] (points: [n][d]f64) (centers: [k][d]f64) : f64 = cost points centers

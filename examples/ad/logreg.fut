@@ -25,3 +25,9 @@ entry train [n][d] (xs: [n][d]f64) (ys: [n]f64) (lr: f64) (steps: i64) =
     let (gw, gb) = vjp (nll xs ys) (w, b) 1
     in (map2 (\a g -> a - lr * g) w gw, b - lr * gb)
   in (w, b, nll xs ys (w, b))
+
+-- The negative log-likelihood alone: the objective whose gradient `ogham bench --ad` measures.
+-- ==
+-- entry: objective
+-- random input { [20000][16]f64 [20000]f64 [16]f64 0.0f64 }
+entry objective [n][d] (xs: [n][d]f64) (ys: [n]f64) (w: [d]f64) (b: f64) : f64 = nll xs ys (w, b)

@@ -43,3 +43,12 @@ entry main [h][i] (x: [i]f64) (hprev: [h]f64) (cprev: [h]f64) (target: [h]f64)
                   (wx: [4][h][i]f64) (wh: [4][h][h]f64) (b: [4][h]f64) =
   let (gwx, gwh, gb) = vjp (loss x hprev cprev target) (wx, wh, b) 1
   in (loss x hprev cprev target (wx, wh, b), gwx, gwh, gb)
+
+-- The loss alone, with 256 hidden units: the objective whose gradient `ogham bench --ad`
+-- measures.
+-- ==
+-- entry: objective
+-- random input { [128]f64 [256]f64 [256]f64 [256]f64 [4][256][128]f64 [4][256][256]f64 [4][256]f64 }
+entry objective [h][i] (x: [i]f64) (hprev: [h]f64) (cprev: [h]f64) (target: [h]f64)
+                       (wx: [4][h][i]f64) (wh: [4][h][h]f64) (b: [4][h]f64) : f64 =
+  loss x hprev cprev target (wx, wh, b)

@@ -39,3 +39,9 @@ entry main [n] (ms: [n]f64) (ps: [n][3]f64) = (energy ms ps, forces ms ps)
 entry difference [n] (ms: [n]f64) (ps: [n][3]f64) =
   let diff ra rb = f64.maximum (map2 (\x y -> f64.abs (x - y)) ra rb)
   in f64.maximum (map2 diff (forces ms ps) (forces_by_hand ms ps)) < 1e-12
+
+-- The potential energy alone: the objective whose gradient `ogham bench --ad` measures.
+-- ==
+-- entry: objective
+-- random input { [300]f64 [300][3]f64 }
+entry objective [n] (ms: [n]f64) (ps: [n][3]f64) : f64 = energy ms ps

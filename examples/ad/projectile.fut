@@ -19,3 +19,9 @@ def flight (speed: f64, angle: f64) : f64 =
 entry main (speed: f64) (angle: f64) =
   let (ds, da) = vjp flight (speed, angle) 1
   in (flight (speed, angle), ds, da, jvp flight (speed, angle) (1, 0))
+
+-- The landing distance alone: the objective whose gradient `ogham bench --ad` measures.
+-- ==
+-- entry: objective
+-- input { 50.0 0.7 }
+entry objective (speed: f64) (angle: f64) : f64 = flight (speed, angle)

@@ -23,3 +23,16 @@ entry line_fit [n] (xs: [n]f64) (ys: [n]f64) (lr: f64) (steps: i64) =
   loop (a, b) = (0.0, 0.0) for _i < steps do
     let (ga, gb) = vjp (sq_error xs ys) (a, b) 1
     in (a - lr * ga, b - lr * gb)
+
+-- The Rosenbrock function of many variables and the least-squares error alone: the objectives
+-- whose gradients `ogham bench --ad` measures.
+-- ==
+-- entry: objective
+-- random input { [100000]f64 }
+entry objective [n] (xs: [n]f64) : f64 =
+  f64.sum (map (\i -> rosenbrock (xs[i], xs[i + 1])) (iota (n - 1)))
+
+-- ==
+-- entry: line_objective
+-- random input { [100000]f64 [100000]f64 0.5f64 0.5f64 }
+entry line_objective [n] (xs: [n]f64) (ys: [n]f64) (a: f64) (b: f64) : f64 = sq_error xs ys (a, b)

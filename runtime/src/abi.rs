@@ -3,7 +3,7 @@
 //! point, unpacking its results, and turning a trap into the interpreter's diagnostic. wasmtime
 //! (natively) and the WebAssembly JS API (in `ogham-web`) implement [`Host`].
 
-use ogham::backend::wasm::{elem_size, EntryAbi, ErrorCode, Manifest, ERR_ARGS};
+use ogham::backend::wasm::{elem_size, EntryAbi, ErrorCode, Manifest, ERR_ARGS, HEAP_BASE};
 use ogham::diag::{Diagnostic, Phase, Span};
 use ogham::prim::{f16, FloatType, IntType, PrimType, PrimValue};
 use ogham::value::{ArrayValue, Value};
@@ -124,6 +124,24 @@ pub fn run(
     entry: &str,
     args: &[Value],
 ) -> Result<Vec<Value>, Diagnostic> {
+    run_with_peak(h, manifest, entry, args).map(|(results, _)| results)
+}
+
+/// Where the arena's break lives: an `i32` in memory that `reset` sets to `HEAP_BASE` and that
+/// allocations only move up (`BRK` in the compiler's `backend/wasm/arena.rs`).
+const BRK: usize = 8;
+
+/// [`run`], also returning the call's arena high-water mark: how far past `HEAP_BASE` the break
+/// reached, in bytes (`None` if the host cannot read it). That covers the arguments, the results
+/// and every array the call allocated; space freed by a loop iteration is reused, not counted
+/// twice, but with threads each thread's chunk counts whole (at least 256 KiB). Read after the
+/// call, before the arena is emptied.
+pub fn run_with_peak(
+    h: &mut impl Host,
+    manifest: &Manifest,
+    entry: &str,
+    args: &[Value],
+) -> Result<(Vec<Value>, Option<u64>), Diagnostic> {
     let Some(ep) = manifest.entry(entry) else {
         let names = manifest.entries.iter().map(|e| e.name.as_str());
         return Err(ogham::ir::unknown_entry(entry, names));
@@ -131,8 +149,9 @@ pub fn run(
     ogham::ir::check_entry_args(entry, &ep.params, ep.span, args)?;
     reset(h)?;
     let result = call(h, manifest, ep, args);
+    let peak = h.read(BRK, 4).ok().and_then(|b| b.try_into().ok()).map(u32::from_le_bytes);
     reset(h)?;
-    result
+    Ok((result?, peak.map(|b| u64::from(b.saturating_sub(HEAP_BASE)))))
 }
 
 fn call(

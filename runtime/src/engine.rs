@@ -496,6 +496,27 @@ impl Loaded {
             Host { store: &mut self.store, instance: self.instance, memory: self.memory.clone() };
         abi::run(&mut host, &self.manifest, entry, args)
     }
+
+    /// [`Loaded::run`], also returning the call's arena high-water mark in bytes
+    /// ([`abi::run_with_peak`]).
+    pub fn run_with_peak(
+        &mut self,
+        entry: &str,
+        args: &[Value],
+    ) -> Result<(Vec<Value>, Option<u64>), Diagnostic> {
+        let mut host =
+            Host { store: &mut self.store, instance: self.instance, memory: self.memory.clone() };
+        abi::run_with_peak(&mut host, &self.manifest, entry, args)
+    }
+
+    /// The size of the module's linear memory in bytes (it grows and never shrinks, so this is
+    /// the most any call so far has needed, rounded up to 64 KiB pages).
+    pub fn memory_bytes(&self) -> u64 {
+        match &self.memory {
+            Mem::Own(m) => m.data_size(&self.store) as u64,
+            Mem::Shared(m) => m.data_size() as u64,
+        }
+    }
 }
 
 /// Compile a program to wasm (after the usual pipeline).

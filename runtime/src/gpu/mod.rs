@@ -10,7 +10,7 @@
 //! with pollster; in a browser the caller awaits [`Gpu::open`], [`Gpu::load_program`] and
 //! [`Gpu::run_entry`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -41,6 +41,17 @@ pub struct Gpu {
     max_words: u64,
     /// Storage buffers one kernel may bind (the adapter's limit, which the device requests).
     max_storage_buffers: u32,
+    /// Bytes of array buffers alive.
+    memory: Rc<MemMeter>,
+}
+
+/// Bytes of the buffers that hold arrays (arguments, intermediate arrays, results): those alive
+/// now and the most alive at once since the last [`Gpu::take_peak_bytes`]. Uniform buffers of
+/// scalar arguments, error records and read-back staging buffers are not counted.
+#[derive(Default)]
+struct MemMeter {
+    live: Cell<u64>,
+    peak: Cell<u64>,
 }
 
 /// A program loaded onto a [`Gpu`]: its kernels' pipelines.
@@ -50,7 +61,37 @@ pub struct Loaded {
 }
 
 #[derive(Clone)]
-pub struct Buf(Rc<Owned>);
+pub struct Buf(Rc<Counted>);
+
+/// A buffer holding an array, counted in its device's [`MemMeter`] while it lives.
+struct Counted {
+    buf: Owned,
+    bytes: u64,
+    meter: Rc<MemMeter>,
+}
+
+impl Counted {
+    fn new(buf: Owned, meter: &Rc<MemMeter>) -> Counted {
+        let bytes = buf.size();
+        let live = meter.live.get() + bytes;
+        meter.live.set(live);
+        meter.peak.set(meter.peak.get().max(live));
+        Counted { buf, bytes, meter: meter.clone() }
+    }
+}
+
+impl std::ops::Deref for Counted {
+    type Target = wgpu::Buffer;
+    fn deref(&self) -> &wgpu::Buffer {
+        &self.buf
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.meter.live.set(self.meter.live.get().saturating_sub(self.bytes));
+    }
+}
 
 /// A buffer that frees its GPU memory when dropped. Natively wgpu does that itself; its web
 /// backend leaves it to the JavaScript garbage collector, which does not see GPU memory, so there
@@ -213,7 +254,16 @@ impl Gpu {
             lost,
             max_words,
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
+            memory: Rc::default(),
         })
+    }
+
+    /// The most bytes of array buffers alive at once since the last call (or since the device
+    /// was opened); the count starts again from the bytes alive now.
+    pub fn take_peak_bytes(&self) -> u64 {
+        let peak = self.memory.peak.get();
+        self.memory.peak.set(self.memory.live.get());
+        peak
     }
 
     /// Run `f`, turning GPU errors it raises into a diagnostic.
@@ -391,7 +441,7 @@ struct Dev<'a> {
 }
 
 impl Dev<'_> {
-    async fn buffer(&self, words: u64) -> Result<Owned, Diagnostic> {
+    async fn buffer(&self, words: u64) -> Result<Counted, Diagnostic> {
         if words > self.gpu.max_words {
             return Err(gpu_err(format!(
                 "an array of {words} elements exceeds the device's storage buffer limit"
@@ -409,6 +459,7 @@ impl Dev<'_> {
                 }))
             })
             .await
+            .map(|b| Counted::new(b, &self.gpu.memory))
     }
 }
 

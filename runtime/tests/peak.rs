@@ -1,0 +1,65 @@
+//! Peak memory as the executors report it (what `ogham bench` prints): the wasm arena's
+//! high-water mark of a call, and the bytes of GPU array buffers alive at once.
+
+use ogham::backend::wasm::{self, Options};
+use ogham::driver;
+use ogham::value::Value;
+use ogham_runtime::Executor;
+
+const PROGRAM: &str = "
+entry double (xs: []f32) : []f32 = map (* 2) xs
+entry total (xs: []f32) : f32 = f32.sum (map (* 2) xs)
+";
+
+const N: usize = 100_000;
+const BYTES: u64 = 4 * N as u64;
+
+fn input() -> Vec<Value> {
+    let xs: Vec<String> = (0..N).map(|i| format!("{}f32", i % 10)).collect();
+    ogham::value::text::parse_values(&format!("[{}]", xs.join(", "))).unwrap()
+}
+
+#[test]
+fn the_wasm_arena_high_water_mark_covers_arguments_and_results() {
+    let c = driver::compile(PROGRAM).unwrap();
+    let args = input();
+    for threads in [false, true] {
+        let m = wasm::compile(&c.ir, &Options { threads, ..Options::default() }).unwrap();
+        let exec = Executor::with_threads(1).unwrap();
+        let mut loaded = exec.load(&m).unwrap();
+        let (r, peak) = loaded.run_with_peak("double", &args).unwrap();
+        assert_eq!(r.len(), 1);
+        let peak = peak.expect("the break is readable");
+        // The argument and the result, each rounded up to 16 bytes, and little else (with
+        // threads, the arena grows in chunks of at least 256 KiB).
+        assert!((2 * BYTES..2 * BYTES + (256 << 10)).contains(&peak), "{peak}");
+        assert!(loaded.memory_bytes() >= peak + 1024, "{}", loaded.memory_bytes());
+        // The arena is emptied after every call, so the next call has the same peak.
+        assert_eq!(loaded.run_with_peak("double", &args).unwrap().1, Some(peak));
+        // A fused map-reduce allocates nothing beyond its argument.
+        let (_, fused) = loaded.run_with_peak("total", &args).unwrap();
+        assert!(fused.unwrap() < 2 * BYTES, "{fused:?}");
+    }
+}
+
+#[test]
+fn gpu_peaks_count_live_array_buffers() {
+    let gpu = match ogham_runtime::gpu::Gpu::new() {
+        Ok(g) => g,
+        Err(d) => {
+            eprintln!("no GPU, not checked: {}", d.message);
+            return;
+        }
+    };
+    let mut gpu = gpu;
+    let c = driver::compile(PROGRAM).unwrap();
+    let loaded = gpu.load(ogham::backend::wgsl::compile(&c.ir).unwrap()).unwrap();
+    let args = input();
+    gpu.take_peak_bytes();
+    gpu.run(&loaded, "double", &args).unwrap();
+    let peak = gpu.take_peak_bytes();
+    // The uploaded argument and the result were alive together.
+    assert!((2 * BYTES..4 * BYTES).contains(&peak), "{peak}");
+    // Everything was freed after the run: nothing is alive, so the next peak starts from zero.
+    assert_eq!(gpu.take_peak_bytes(), 0);
+}
