@@ -128,8 +128,8 @@ pub fn run(
 }
 
 /// Where the arena's break lives: an `i32` in memory that `reset` sets to `HEAP_BASE` and that
-/// allocations only move up (`BRK` in the compiler's `backend/wasm/arena.rs`).
-const BRK: usize = 8;
+/// allocations only move up.
+const BRK: usize = ogham::backend::wasm::BRK as usize;
 
 /// [`run`], also returning the call's arena high-water mark: how far past `HEAP_BASE` the break
 /// reached, in bytes (`None` if the host cannot read it). That covers the arguments, the results

@@ -70,3 +70,29 @@ fn an_error_on_any_thread_is_reported_with_its_span() {
     let ok = loaded.run("fails", &args("10i64 9i64")).unwrap();
     assert_eq!(ok, run_interp(&c, "fails", &args("10i64 9i64")).unwrap());
 }
+
+#[test]
+fn a_loop_around_a_parallel_map_does_not_grow_the_arena_per_iteration() {
+    // Each iteration's map is costly enough to run on the workers, and each element allocates.
+    let src = "entry looped (iters: i64) (n: i64) : [n]i64 =
+                 loop acc = replicate n 0 for _i < iters do map (\\a -> a + i64.sum (iota n)) acc";
+    let c = driver::compile(src).unwrap();
+    let m = wasm::compile(&c.ir, &Options { threads: true, ..Options::default() }).unwrap();
+    let exec = Executor::with_threads(3).unwrap();
+    let mut loaded = exec.load(&m).unwrap();
+    let mut peak = |iters: i64| {
+        let input = args(&format!("{iters}i64 3000i64"));
+        let (got, peak) = loaded.run_with_peak("looped", &input).unwrap();
+        assert_eq!(got, run_interp(&c, "looped", &input).unwrap());
+        peak.unwrap()
+    };
+    let (few, many) = (peak(4), peak(40));
+    // Workers reuse their chunk from task to task, so 36 more iterations add only the loop's own
+    // arrays (24 KB each: a loop does not free its earlier iterations' values yet); taking a
+    // fresh 256 KiB chunk per worker per task added 18 MiB here.
+    let loop_arrays = 36 * 8 * 3000;
+    assert!(
+        many <= few + loop_arrays + (256 << 10),
+        "4 iterations: {few} bytes, 40 iterations: {many} bytes"
+    );
+}

@@ -16,6 +16,9 @@ use super::{ErrorCode, HEAP_BASE};
 
 /// Where the break lives (an i32; bytes below `ERR_ARGS` are otherwise unused).
 pub const BRK: u32 = 8;
+/// How many times the arena has been emptied (an i32 beside the break): a worker keeps its chunk
+/// from one task to the next while this has not changed.
+const EPOCH: u32 = 12;
 /// The smallest chunk a thread takes from the break.
 const CHUNK: i64 = 256 << 10;
 
@@ -24,6 +27,8 @@ pub(super) struct Arena {
     hp: GlobalId,
     lim: GlobalId,
     base: GlobalId,
+    /// The epoch this instance's chunk was taken in.
+    epoch: GlobalId,
 }
 
 /// The state to return to after a loop iteration: `hp` and `base` when it started.
@@ -34,8 +39,8 @@ const BRK_ARG: MemArg = MemArg { align: 4, offset: 0 };
 
 /// Add the arena's globals and the exports `alloc(bytes: i64) -> i32`, `reset()` (empty the
 /// arena: the host calls it before and after each call) and `reset_thread()` (forget this
-/// instance's chunk: a worker calls it before each task, since the arena may have been emptied
-/// since its last one). Returns the arena and `alloc`.
+/// instance's allocations: a worker calls it before each task; see `EPOCH`). Returns the arena
+/// and `alloc`.
 pub(super) fn build(
     module: &mut Module,
     mem: MemoryId,
@@ -46,7 +51,12 @@ pub(super) fn build(
     let global = |m: &mut Module| {
         m.globals.add_local(ValType::I32, true, false, ConstExpr::Value(walrus::ir::Value::I32(0)))
     };
-    let a = Arena { hp: global(module), lim: global(module), base: global(module) };
+    let a = Arena {
+        hp: global(module),
+        lim: global(module),
+        base: global(module),
+        epoch: global(module),
+    };
 
     let mut fb = FunctionBuilder::new(&mut module.types, &[ValType::I64], &[ValType::I32]);
     let bytes = module.locals.add(ValType::I64);
@@ -203,18 +213,55 @@ pub(super) fn build(
         b.i32_const(0).global_set(a.hp).i32_const(0).global_set(a.lim);
         b.i32_const(0).global_set(a.base);
     };
+    let epoch_arg = MemArg { align: 4, offset: u64::from(EPOCH - BRK) };
     let mut fb = FunctionBuilder::new(&mut module.types, &[], &[]);
-    fb.func_body().i32_const(BRK as i32).i32_const(HEAP_BASE as i32).store(
-        mem,
-        walrus::ir::StoreKind::I32 { atomic: threads },
-        BRK_ARG,
-    );
-    forget(&mut fb.func_body());
+    {
+        let mut body = fb.func_body();
+        body.i32_const(BRK as i32).i32_const(HEAP_BASE as i32).store(
+            mem,
+            walrus::ir::StoreKind::I32 { atomic: threads },
+            BRK_ARG,
+        );
+        // A new epoch: every worker's chunk now lies in the emptied arena.
+        body.i32_const(BRK as i32);
+        if threads {
+            body.i32_const(1).atomic_rmw(mem, AtomicOp::Add, AtomicWidth::I32, epoch_arg).drop();
+        } else {
+            body.i32_const(BRK as i32)
+                .load(mem, walrus::ir::LoadKind::I32 { atomic: false }, epoch_arg)
+                .i32_const(1)
+                .binop(B::I32Add)
+                .store(mem, walrus::ir::StoreKind::I32 { atomic: false }, epoch_arg);
+        }
+        forget(&mut body);
+    }
     let reset = fb.finish(vec![], &mut module.funcs);
     module.exports.add("reset", reset);
 
+    // Before each task a worker's earlier allocations are dead (a parallel map's results go to
+    // arrays its caller allocated): it starts again at the start of its chunk, or forgets the
+    // chunk if the arena was emptied since it took it. Taking a fresh chunk for every task made
+    // a loop around a parallel map grow the arena by a chunk per worker per iteration.
     let mut fb = FunctionBuilder::new(&mut module.types, &[], &[]);
-    forget(&mut fb.func_body());
+    {
+        let mut body = fb.func_body();
+        body.i32_const(BRK as i32)
+            .load(mem, walrus::ir::LoadKind::I32 { atomic: threads }, epoch_arg)
+            .global_get(a.epoch)
+            .binop(B::I32Eq)
+            .if_else(
+                None,
+                |b| {
+                    b.global_get(a.base).global_set(a.hp);
+                },
+                |b| {
+                    forget(b);
+                    b.i32_const(BRK as i32)
+                        .load(mem, walrus::ir::LoadKind::I32 { atomic: threads }, epoch_arg)
+                        .global_set(a.epoch);
+                },
+            );
+    }
     let reset_thread = fb.finish(vec![], &mut module.funcs);
     module.exports.add("reset_thread", reset_thread);
     (a, alloc)

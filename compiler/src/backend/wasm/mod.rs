@@ -27,6 +27,7 @@
 //!   ([`Manifest::error`]). A trap with `err_code == 0` is an internal error.
 
 mod arena;
+pub use arena::BRK;
 mod elementary;
 mod emit;
 mod gen;
