@@ -267,7 +267,34 @@ pub(super) fn build(
     (a, alloc)
 }
 
+impl Mark {
+    /// `hp` when the mark was taken.
+    pub(super) fn hp(&self) -> LocalId {
+        self.0
+    }
+
+    /// `base` when the mark was taken.
+    pub(super) fn base(&self) -> LocalId {
+        self.1
+    }
+}
+
 impl Arena {
+    /// `[] -> [hp]`
+    pub(super) fn push_hp(&self, b: &mut InstrSeqBuilder) {
+        b.global_get(self.hp);
+    }
+
+    /// `[] -> [base]`
+    pub(super) fn push_base(&self, b: &mut InstrSeqBuilder) {
+        b.global_get(self.base);
+    }
+
+    /// `[p] -> []`: the next allocation starts at `p` (within this thread's chunk).
+    pub(super) fn set_hp(&self, b: &mut InstrSeqBuilder) {
+        b.global_set(self.hp);
+    }
+
     /// Remember where this thread's arena is.
     pub(super) fn mark(&self, module: &mut Module, b: &mut InstrSeqBuilder) -> Mark {
         let m = Mark(module.locals.add(ValType::I32), module.locals.add(ValType::I32));

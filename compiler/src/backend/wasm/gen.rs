@@ -1182,6 +1182,8 @@ impl<'p> Gen<'p> {
         let ls: Vec<LocalId> = params.iter().map(|(p, _)| self.bind(p, span)).collect();
         let inits: Vec<Atom> = params.iter().map(|(_, a)| *a).collect();
         self.assign(b, &ls, &inits);
+        let arena = self.arena;
+        let outer = arena.mark(&mut self.module, b);
         match form {
             LoopForm::For { i, it, bound } => {
                 let t = PrimType::Int(*it);
@@ -1197,7 +1199,9 @@ impl<'p> Gen<'p> {
                         self.push_atom(lp, &bound);
                         super::scalar::cmp_int(lp, crate::ir::CmpOp::Ge, *it);
                         lp.br_if(exit_id);
+                        let iter = arena.mark(&mut self.module, lp);
                         self.body(lp, body);
+                        self.keep_loop_results(lp, &body.result, outer, iter);
                         self.assign(lp, &ls, &body.result);
                         lp.local_get(il);
                         super::scalar::push_const(lp, crate::prim::PrimValue::int(*it, 1));
@@ -1213,7 +1217,9 @@ impl<'p> Gen<'p> {
                     exit.loop_(None, |lp| {
                         let lp_id = lp.id();
                         lp.local_get(cl).unop(U::I32Eqz).br_if(exit_id);
+                        let iter = arena.mark(&mut self.module, lp);
                         self.body(lp, body);
+                        self.keep_loop_results(lp, &body.result, outer, iter);
                         self.assign(lp, &ls, &body.result);
                         lp.br(lp_id);
                     });
@@ -1223,6 +1229,133 @@ impl<'p> Gen<'p> {
         for (p, l) in pat.iter().zip(&ls) {
             b.local_get(*l).local_set(*p);
         }
+    }
+
+    /// The end of a loop iteration: free what the loop's iterations allocated, except the
+    /// arrays this one returns. Those it allocated are copied above everything, then moved down
+    /// as one block to the loop's mark (`outer`), or to the iteration's (`iter`) when a result
+    /// still lives in what earlier iterations allocated (an array updated in place stays where it
+    /// is, at no cost). A loop's memory is then that of one iteration, not of all of them. If the
+    /// thread took a new chunk meanwhile, nothing is moved or freed.
+    fn keep_loop_results(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        results: &[Atom],
+        outer: super::arena::Mark,
+        iter: super::arena::Mark,
+    ) {
+        let arena = self.arena;
+        let mut arrays: Vec<Var> = Vec::new();
+        for r in results {
+            if let Atom::Var(v) = r {
+                if self.var_type(*v).rank() > 0 && !arrays.contains(v) {
+                    arrays.push(*v);
+                }
+            }
+        }
+        let same_chunk = |b: &mut InstrSeqBuilder| {
+            arena.push_base(b);
+            b.local_get(outer.base()).binop(B::I32Eq);
+        };
+        // For each array: its address, its size in bytes rounded to 16, whether it moves.
+        let info: Vec<(LocalId, LocalId, LocalId, PrimType)> = arrays
+            .iter()
+            .map(|v| {
+                let elem = self.var_type(*v).elem();
+                let sh = self.shape(*v);
+                let ds = self.dim_locals(b, &sh);
+                let n = self.product(b, &ds);
+                let bytes = self.tmp(ValType::I32);
+                b.local_get(n);
+                self.elems_to_bytes(b, elem);
+                b.local_set(bytes);
+                (self.local(*v), bytes, self.tmp(ValType::I32), elem)
+            })
+            .collect();
+        let (top, to, total, block, off) = (
+            self.tmp(ValType::I32),
+            self.tmp(ValType::I32),
+            self.tmp(ValType::I32),
+            self.tmp(ValType::I32),
+            self.tmp(ValType::I32),
+        );
+        let within = |b: &mut InstrSeqBuilder, addr: LocalId, lo: LocalId, hi: LocalId| {
+            b.local_get(addr).local_get(lo).binop(B::I32GeU);
+            b.local_get(addr).local_get(hi).binop(B::I32LtU).binop(B::I32And);
+        };
+        same_chunk(b);
+        b.if_else(
+            None,
+            |b| {
+                arena.push_hp(b);
+                b.local_set(top);
+                // Down to the loop's mark, unless a result lies in earlier iterations' space.
+                b.local_get(outer.hp()).local_set(to);
+                for (addr, _, _, _) in &info {
+                    within(b, *addr, outer.hp(), iter.hp());
+                    b.if_else(
+                        None,
+                        |b| {
+                            b.local_get(iter.hp()).local_set(to);
+                        },
+                        |_| {},
+                    );
+                }
+                b.i32_const(0).local_set(total);
+                for (addr, bytes, moves, _) in &info {
+                    within(b, *addr, to, top);
+                    b.local_tee(*moves).if_else(
+                        None,
+                        |b| {
+                            b.local_get(total).local_get(*bytes).i32_const(15).binop(B::I32Add);
+                            b.i32_const(!15).binop(B::I32And).binop(B::I32Add).local_set(total);
+                        },
+                        |_| {},
+                    );
+                }
+                b.local_get(total).i32_const(0).binop(B::I32Eq).if_else(
+                    None,
+                    |b| {
+                        b.local_get(to);
+                        arena.set_hp(b);
+                    },
+                    |b| {
+                        b.local_get(total).unop(U::I64ExtendUI32);
+                        self.alloc_bytes(b);
+                        b.local_set(block);
+                        same_chunk(b);
+                        b.if_else(
+                            None,
+                            |b| {
+                                b.i32_const(0).local_set(off);
+                                for (addr, bytes, moves, _) in &info {
+                                    b.local_get(*moves).if_else(
+                                        None,
+                                        |b| {
+                                            b.local_get(block).local_get(off).binop(B::I32Add);
+                                            b.local_get(*addr).local_get(*bytes);
+                                            b.memory_copy(self.mem, self.mem);
+                                            b.local_get(to).local_get(off).binop(B::I32Add);
+                                            b.local_set(*addr);
+                                            b.local_get(off).local_get(*bytes).i32_const(15);
+                                            b.binop(B::I32Add).i32_const(!15).binop(B::I32And);
+                                            b.binop(B::I32Add).local_set(off);
+                                        },
+                                        |_| {},
+                                    );
+                                }
+                                b.local_get(to).local_get(block).local_get(total);
+                                b.memory_copy(self.mem, self.mem);
+                                b.local_get(to).local_get(total).binop(B::I32Add);
+                                arena.set_hp(b);
+                            },
+                            |_| {},
+                        );
+                    },
+                );
+            },
+            |_| {},
+        );
     }
 
     /// Check that each array has outer size `w`, as the interpreter does.
