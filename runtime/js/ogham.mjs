@@ -5,8 +5,10 @@
 // A module built with threads (`ogham build --threads`, `manifest.threads`) imports a shared
 // memory and `threads.par_for(k, n, env)`: its parallel maps call that, and a pool of workers
 // (worker.mjs, each an instance of the module on the same memory) runs `par.K` over pieces of
-// [0, n) with the calling thread, which blocks until all are done. Where the calling thread
-// cannot block (a browser's main thread) or one thread is asked for, the pieces run inline.
+// [0, n) with the calling thread, which waits until all are done (with Atomics.wait, or by
+// spinning where the thread may not block: a browser's main thread). With one thread, or for a
+// module without parallel maps, the pieces run inline. `instantiateShared` is that part alone:
+// the npm package (web/) instantiates the modules it compiles with it.
 
 const SIZES = { bool: 1, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, f16: 2, f32: 4, i64: 8, u64: 8, f64: 8 };
 const ARRAYS = {
@@ -87,15 +89,30 @@ export async function load(bytes, manifest, opts = {}) {
     const { instance } = await WebAssembly.instantiate(bytes, mathImports());
     return new Program(instance.exports, manifest, null);
   }
+  const module = await WebAssembly.compile(bytes);
+  const threads = opts.threads ?? (await cores());
+  const { exports, pool } = await instantiateShared(module, { threads });
+  return new Program(exports, manifest, pool);
+}
+
+/**
+ * Instantiate `module` (a `WebAssembly.Module` built with threads) on a new shared memory, with
+ * a pool of `threads - 1` workers if it has parallel maps. `math`: the `math` imports of this
+ * thread (default: `mathImports()`'s); `workerMath`: `{url, data}` to have each worker import
+ * the ES module at `url` and take its `math` imports from `await mathImports(data)` there
+ * (default: this file's). Resolves to `{exports, memory, pool}` (`pool` null without workers;
+ * `pool.close()` stops them).
+ */
+export async function instantiateShared(module, { threads = 1, math, workerMath } = {}) {
   let memory;
   try {
     memory = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
   } catch (e) {
     throw new Error(`this module was built with threads and needs a shared memory, which this host cannot create (${e.message}); build it without --threads`);
   }
-  const module = await WebAssembly.compile(bytes);
-  const threads = Math.max(1, opts.threads ?? (await cores()));
-  const pool = threads > 1 && canBlock() ? await Pool.start(module, memory, threads - 1) : null;
+  const parallel = WebAssembly.Module.exports(module).some((e) => e.name.startsWith('par.'));
+  const workers = Math.max(1, Math.floor(threads)) - 1;
+  const pool = workers > 0 && parallel ? await Pool.start(module, memory, workers, workerMath) : null;
   let x = null;
   let busy = false;
   // Each parallel map's last serial cost (ms): one cheaper than SERIAL_MS (a small map inside a
@@ -119,13 +136,18 @@ export async function load(bytes, manifest, opts = {}) {
     }
     cost.set(k, (performance.now() - t0) * pool.threads);
   };
-  const imports = { ...mathImports(), env: { memory }, threads: { par_for: parFor } };
-  const { exports } = await WebAssembly.instantiate(module, imports);
-  x = exports;
-  return new Program(x, manifest, pool);
+  const imports = { math: math ?? mathImports().math, env: { memory }, threads: { par_for: parFor } };
+  try {
+    // A Module instantiates to an Instance.
+    x = (await WebAssembly.instantiate(module, imports)).exports;
+  } catch (e) {
+    pool?.close();
+    throw e;
+  }
+  return { exports: x, memory, pool };
 }
 
-async function cores() {
+export async function cores() {
   if (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) return navigator.hardwareConcurrency;
   try {
     const os = await import('node:os');
@@ -148,35 +170,42 @@ const GEN = 0, PENDING = 1, TASK_K = 2, TASK_ENV = 3, ERR = 4, ERR_CODE = 5, ERR
 const N = 4, NEXT = 5, GRAIN = 6;
 
 export class Pool {
-  static async start(module, memory, workers) {
+  // `math`: where the workers take their `math` imports from (see `instantiateShared`).
+  static async start(module, memory, workers, math) {
     const sab = new SharedArrayBuffer(64);
     const url = new URL('./worker.mjs', import.meta.url);
-    const init = { module, memory, ctl: sab };
+    const init = { module, memory, ctl: sab, math };
     const ws = [];
-    if (typeof process !== 'undefined' && process.versions?.node) {
-      const { Worker } = await import('node:worker_threads');
-      for (let i = 0; i < workers; i++) ws.push(new Worker(url, { workerData: init }));
-      await Promise.all(ws.map((w) => new Promise((ok, fail) => {
-        w.once('message', (m) => (m === 'ready' ? ok() : fail(new Error(m))));
-        w.once('error', fail);
-      })));
-      for (const w of ws) w.unref();
-    } else {
-      for (let i = 0; i < workers; i++) {
-        const w = new Worker(url, { type: 'module' });
-        w.postMessage(init);
-        ws.push(w);
+    try {
+      if (typeof process !== 'undefined' && process.versions?.node) {
+        const { Worker } = await import('node:worker_threads');
+        for (let i = 0; i < workers; i++) ws.push(new Worker(url, { workerData: init }));
+        await Promise.all(ws.map((w) => new Promise((ok, fail) => {
+          w.once('message', (m) => (m === 'ready' ? ok() : fail(new Error(m))));
+          w.once('error', fail);
+        })));
+        for (const w of ws) w.unref();
+      } else {
+        for (let i = 0; i < workers; i++) {
+          const w = new Worker(url, { type: 'module' });
+          w.postMessage(init);
+          ws.push(w);
+        }
+        await Promise.all(ws.map((w) => new Promise((ok, fail) => {
+          w.onmessage = (e) => (e.data === 'ready' ? ok() : fail(new Error(e.data)));
+          w.onerror = (e) => fail(new Error(e.message || 'a worker thread did not start'));
+        })));
       }
-      await Promise.all(ws.map((w) => new Promise((ok, fail) => {
-        w.onmessage = (e) => (e.data === 'ready' ? ok() : fail(new Error(e.data)));
-        w.onerror = (e) => fail(new Error(e.message));
-      })));
+    } catch (e) {
+      for (const w of ws) w.terminate();
+      throw e;
     }
     return new Pool(ws, sab);
   }
 
   constructor(workers, sab) {
     this.workers = workers;
+    this.block = canBlock();
     this.i = new Int32Array(sab);
     this.b = new BigInt64Array(sab);
   }
@@ -210,10 +239,11 @@ export class Pool {
         break;
       }
     }
+    // Where this thread may not block, it spins: the other threads are at their last pieces.
     for (;;) {
       const p = Atomics.load(i, PENDING);
       if (p === 0) break;
-      Atomics.wait(i, PENDING, p);
+      if (this.block) Atomics.wait(i, PENDING, p);
     }
     if (mine || i[ERR]) {
       // Report the error a serial run reports (that of the first failing iteration): run the

@@ -18,7 +18,7 @@ if (node) {
   post = (m) => self.postMessage(m);
 }
 
-const { module, memory, ctl } = init;
+const { module, memory, ctl, math } = init;
 const i = new Int32Array(ctl);
 const b = new BigInt64Array(ctl);
 let x = null;
@@ -26,9 +26,10 @@ try {
   // A parallel map reached inside a parallel map runs on this thread.
   const fns = [];
   const parFor = (k, n, env) => (fns[k] ??= x[`par.${k}`])(env, 0n, n);
-  const imports = { ...mathImports(), env: { memory }, threads: { par_for: parFor } };
+  // The `math` imports: this file's, or those of the module the calling thread names.
+  const m = math ? await (await import(math.url)).mathImports(math.data) : mathImports();
+  const imports = { math: m.math, env: { memory }, threads: { par_for: parFor } };
   x = (await WebAssembly.instantiate(module, imports)).exports;
-
 } catch (e) {
   post(`cannot start a worker thread: ${e.message}`);
 }
