@@ -2,8 +2,9 @@
 // compiler's wasm the right way for the host (a file read in Node, a fetch in browsers).
 import initWasm, {
   initSync, compile as compileRaw, run as runRaw, randomArgs as randomArgsRaw, version as versionRaw,
-  load as loadRaw, formatValue,
+  load as loadRaw, formatValue, setThreadHost,
 } from './pkg/ogham_web.js';
+import * as threads from './threads.js';
 
 let ready = null;
 let loaded = false;
@@ -22,6 +23,8 @@ export function init(source) {
       } else {
         await initWasm({ module_or_path: new URL('./pkg/ogham_web_bg.wasm', import.meta.url) });
       }
+      // The wasm backend runs programs on every core where the host allows threads.
+      setThreadHost(threads);
       loaded = true;
     })();
   }
@@ -74,6 +77,8 @@ export class Program {
     this.entries = raw.entries;
     /** "wasm", "interp" or "webgpu". */
     this.backend = raw.backend;
+    /** How many threads the program's parallel maps run on (wasm; 1 for the other backends). */
+    this.threads = raw.threads;
   }
 
   /** Run `entry`: resolves to the results, rejects with an Error carrying `diagnostics`. */
@@ -83,14 +88,17 @@ export class Program {
     return rs.map(withText);
   }
 
-  /** Release the compiled program (its wasm instance or GPU pipelines) now. */
+  /** Release the compiled program (its wasm instance and worker threads, or GPU pipelines) now. */
   free() {
     this.#raw?.free();
     this.#raw = null;
   }
 }
 
-/** Compile `source` once for `options.backend`; rejects with an Error carrying `diagnostics`. */
+/**
+ * Compile `source` once for `options.backend`, on `options.threads` threads (default: every core
+ * where the host allows threads); rejects with an Error carrying `diagnostics`.
+ */
 export async function load(source, options = {}) {
   await init();
   return new Program(await loadRaw(String(source), options ?? {}));

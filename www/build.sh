@@ -18,8 +18,8 @@ fi
 node_modules/.bin/esbuild www/js/editor.js --bundle --format=esm --minify --log-level=warning \
   --outfile=www/dist/editor.js
 cp www/index.html www/style.css www/worker.js www/dist/
-cp web/index.js web/package.json www/dist/ogham/
-cp web/pkg/ogham_web.js web/pkg/ogham_web_bg.wasm www/dist/ogham/pkg/
+cp web/index.js web/threads.js web/package.json www/dist/ogham/
+cp web/pkg/ogham_web.js web/pkg/ogham_web_bg.wasm web/pkg/ogham.mjs web/pkg/worker.mjs www/dist/ogham/pkg/
 # The service worker, with the list of every file it caches for offline use.
 (
   cd www/dist

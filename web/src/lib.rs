@@ -158,83 +158,167 @@ fn value_js(v: &Value, with_text: bool) -> Object {
     o
 }
 
-/// The `math` functions a generated module imports, computed as the interpreter does.
+// The `math` functions a generated module imports, computed as the interpreter does. They are
+// exports of this module, named `math_` and the import's name with `_` for its first `.`
+// (`math_f32_exp` is `math.f32.exp`), so that a generated module calls them directly (no JS in
+// between), and so that a worker thread running a generated module in parallel can instantiate
+// this module for them (`mathImports`): every thread computes what the interpreter computes.
+macro_rules! unary {
+    ($($f:ident: $e32:ident, $e64:ident;)*) => {$(
+        #[doc(hidden)]
+        #[wasm_bindgen]
+        pub fn $e32(x: f32) -> f32 {
+            x.$f()
+        }
+        #[doc(hidden)]
+        #[wasm_bindgen]
+        pub fn $e64(x: f64) -> f64 {
+            x.$f()
+        }
+    )*};
+}
+
+macro_rules! binary {
+    ($($f:ident: $e32:ident, $e64:ident;)*) => {$(
+        #[doc(hidden)]
+        #[wasm_bindgen]
+        pub fn $e32(x: f32, y: f32) -> f32 {
+            x.$f(y)
+        }
+        #[doc(hidden)]
+        #[wasm_bindgen]
+        pub fn $e64(x: f64, y: f64) -> f64 {
+            x.$f(y)
+        }
+    )*};
+}
+
+unary! {
+    exp: math_f32_exp, math_f64_exp;
+    ln: math_f32_log, math_f64_log;
+    log2: math_f32_log2, math_f64_log2;
+    log10: math_f32_log10, math_f64_log10;
+    sin: math_f32_sin, math_f64_sin;
+    cos: math_f32_cos, math_f64_cos;
+    tan: math_f32_tan, math_f64_tan;
+    asin: math_f32_asin, math_f64_asin;
+    acos: math_f32_acos, math_f64_acos;
+    atan: math_f32_atan, math_f64_atan;
+    sinh: math_f32_sinh, math_f64_sinh;
+    cosh: math_f32_cosh, math_f64_cosh;
+    tanh: math_f32_tanh, math_f64_tanh;
+    cbrt: math_f32_cbrt, math_f64_cbrt;
+    ln_1p: math_f32_log1p, math_f64_log1p;
+    asinh: math_f32_asinh, math_f64_asinh;
+    acosh: math_f32_acosh, math_f64_acosh;
+    atanh: math_f32_atanh, math_f64_atanh;
+}
+
+// atan2(y, x) is `y.atan2(x)`: the first argument is the receiver, as for the others.
+binary! {
+    atan2: math_f32_atan2, math_f64_atan2;
+    hypot: math_f32_hypot, math_f64_hypot;
+    powf: math_f32_pow, math_f64_pow;
+    rem: math_f32_fmod, math_f64_fmod;
+}
+
+#[doc(hidden)]
+#[wasm_bindgen]
+pub fn math_f32_fma(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+#[doc(hidden)]
+#[wasm_bindgen]
+pub fn math_f64_fma(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}
+
+#[doc(hidden)]
+#[wasm_bindgen]
+pub fn math_f16_round(x: f32) -> f32 {
+    f16::from_f32(x).to_f32()
+}
+
+#[doc(hidden)]
+#[wasm_bindgen]
+pub fn math_f16_from_f64(x: f64) -> f32 {
+    f16::from_f64(x).to_f32()
+}
+
+#[doc(hidden)]
+#[wasm_bindgen]
+pub fn math_f16_to_bits(x: f32) -> i32 {
+    f16::from_f32(x).to_bits() as i32
+}
+
+#[doc(hidden)]
+#[wasm_bindgen]
+pub fn math_f16_from_bits(b: i32) -> f32 {
+    f16::from_bits(b as u16).to_f32()
+}
+
+/// As the interpreter: NaN and ±inf give 0, other values wrap modulo 2^64.
+#[doc(hidden)]
+#[wasm_bindgen]
+pub fn math_f64_to_i64_wrapping(x: f64) -> i64 {
+    if !x.is_finite() || x.abs() >= 1.7014118346046923e38 {
+        0
+    } else {
+        x.trunc() as i128 as i64
+    }
+}
+
+/// The imports of a generated module that this module provides, `{math: {...}}`: its own
+/// `math_*` exports under their import names.
 fn math_imports() -> Object {
+    // The exports object has a null prototype, so it is no `instanceof Object`.
+    let exports: Object = wasm_bindgen::exports().unchecked_into();
     let m = Object::new();
-    macro_rules! un {
-        ($($name:literal => $f:ident),*) => {$(
-            set(&m, concat!("f32.", $name), Closure::<dyn Fn(f32) -> f32>::new(|x: f32| x.$f()).into_js_value());
-            set(&m, concat!("f64.", $name), Closure::<dyn Fn(f64) -> f64>::new(|x: f64| x.$f()).into_js_value());
-        )*};
-    }
-    macro_rules! bin {
-        ($($name:literal => $f:ident),*) => {$(
-            set(&m, concat!("f32.", $name), Closure::<dyn Fn(f32, f32) -> f32>::new(|x: f32, y: f32| x.$f(y)).into_js_value());
-            set(&m, concat!("f64.", $name), Closure::<dyn Fn(f64, f64) -> f64>::new(|x: f64, y: f64| x.$f(y)).into_js_value());
-        )*};
-    }
-    un! { "exp" => exp, "log" => ln, "log2" => log2, "log10" => log10, "sin" => sin, "cos" => cos,
-    "tan" => tan, "asin" => asin, "acos" => acos, "atan" => atan, "sinh" => sinh,
-    "cosh" => cosh, "tanh" => tanh, "cbrt" => cbrt, "log1p" => ln_1p, "asinh" => asinh,
-    "acosh" => acosh, "atanh" => atanh }
-    // atan2(y, x) is `y.atan2(x)`: the first argument is the receiver, as for the others.
-    bin! { "atan2" => atan2, "hypot" => hypot, "pow" => powf, "fmod" => rem }
-    set(
-        &m,
-        "f32.fma",
-        Closure::<dyn Fn(f32, f32, f32) -> f32>::new(|a: f32, b: f32, c: f32| a.mul_add(b, c))
-            .into_js_value(),
-    );
-    set(
-        &m,
-        "f64.fma",
-        Closure::<dyn Fn(f64, f64, f64) -> f64>::new(|a: f64, b: f64, c: f64| a.mul_add(b, c))
-            .into_js_value(),
-    );
-    set(
-        &m,
-        "f16.round",
-        Closure::<dyn Fn(f32) -> f32>::new(|x: f32| f16::from_f32(x).to_f32()).into_js_value(),
-    );
-    set(
-        &m,
-        "f16.from_f64",
-        Closure::<dyn Fn(f64) -> f32>::new(|x: f64| f16::from_f64(x).to_f32()).into_js_value(),
-    );
-    set(
-        &m,
-        "f16.to_bits",
-        Closure::<dyn Fn(f32) -> i32>::new(|x: f32| f16::from_f32(x).to_bits() as i32)
-            .into_js_value(),
-    );
-    set(
-        &m,
-        "f16.from_bits",
-        Closure::<dyn Fn(i32) -> f32>::new(|b: i32| f16::from_bits(b as u16).to_f32())
-            .into_js_value(),
-    );
-    set(
-        &m,
-        "f64.to_i64_wrapping",
-        Closure::<dyn Fn(f64) -> i64>::new(|x: f64| -> i64 {
-            // As the interpreter: NaN and ±inf give 0, other values wrap modulo 2^64.
-            if !x.is_finite() || x.abs() >= 1.7014118346046923e38 {
-                0
-            } else {
-                x.trunc() as i128 as i64
+    for key in Object::keys(&exports).iter().filter_map(|k| k.as_string()) {
+        let name = key.strip_prefix("math_").and_then(|n| n.split_once('_'));
+        if let Some((ty, f)) = name {
+            if let Ok(func) = Reflect::get(&exports, &key.as_str().into()) {
+                set(&m, &format!("{ty}.{f}"), func);
             }
-        })
-        .into_js_value(),
-    );
+        }
+    }
     let imports = Object::new();
     set(&imports, "math", m);
     imports
+}
+
+/// The imports `math_imports` gives, for a worker thread that instantiated this module only to
+/// run a generated module's parallel maps with the same elementary functions.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = mathImports)]
+pub fn math_imports_js() -> Object {
+    math_imports()
 }
 
 /// A module instantiated by the host's WebAssembly engine.
 struct JsHost {
     exports: Object,
     memory: js_sys::WebAssembly::Memory,
+    /// The worker threads that run its parallel maps with the calling thread (a `Pool` of
+    /// runtime/js/ogham.mjs), stopped when the program is dropped; null without workers.
+    pool: JsValue,
+    /// How many threads its parallel maps run on, the calling one included.
+    threads: u32,
+}
+
+/// Stop a pool's worker threads (nothing for null).
+fn close_pool(pool: &JsValue) {
+    let close = Reflect::get(pool, &"close".into()).ok();
+    if let Some(close) = close.and_then(|f| f.dyn_into::<js_sys::Function>().ok()) {
+        let _ = close.call0(pool);
+    }
+}
+
+impl Drop for JsHost {
+    fn drop(&mut self) {
+        close_pool(&self.pool);
+    }
 }
 
 fn internal(msg: impl Into<String>) -> ogham::Diagnostic {
@@ -331,7 +415,73 @@ async fn instantiate(m: &wasm::WasmModule) -> Result<JsHost, ogham::Diagnostic> 
         .ok()
         .and_then(|m| m.dyn_into().ok())
         .ok_or_else(|| internal("the module exports no memory"))?;
-    Ok(JsHost { exports, memory })
+    Ok(JsHost { exports, memory, pool: JsValue::NULL, threads: 1 })
+}
+
+thread_local! {
+    /// The package's thread support (web/threads.js), which index.js registers: without it,
+    /// programs run on one thread.
+    static THREAD_HOST: RefCell<JsValue> = const { RefCell::new(JsValue::UNDEFINED) };
+}
+
+/// Registers the package's thread support: an object with `available()` (a promise of how many
+/// threads the host can run a generated module on, 1 where it has no shared memory or no
+/// workers) and `instantiate(bytes, threads, module, imports)` (a promise of `{exports, memory,
+/// pool}`: the module built with threads, instantiated with `imports` on a shared memory, its
+/// parallel maps run by a pool of workers, each of which instantiates `module`, this compiler,
+/// for the same `math` functions).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = setThreadHost)]
+pub fn set_thread_host(host: JsValue) {
+    THREAD_HOST.with(|h| *h.borrow_mut() = host);
+}
+
+/// Call method `name` of the thread host and await its result; `None` without a thread host.
+async fn thread_host(name: &str, args: &[JsValue]) -> Option<Result<JsValue, JsValue>> {
+    let host = THREAD_HOST.with(|h| h.borrow().clone());
+    let f = Reflect::get(&host, &name.into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    let args: Array = args.iter().collect();
+    Some(match f.apply(&host, &args) {
+        Ok(p) => wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&p)).await,
+        Err(e) => Err(e),
+    })
+}
+
+/// How many threads a generated module may run on here (1 without shared memory or workers).
+async fn available_threads() -> u32 {
+    match thread_host("available", &[]).await {
+        Some(Ok(n)) => n.as_f64().filter(|n| *n >= 1.0).map_or(1, |n| n.min(MAX_THREADS) as u32),
+        _ => 1,
+    }
+}
+
+const MAX_THREADS: f64 = 1024.0;
+
+/// The program built with threads and instantiated with a pool of `threads - 1` workers; `None`
+/// where that cannot be done here (no thread host, no shared memory, a worker that did not
+/// start), so that the program runs on one thread instead.
+async fn instantiate_threaded(
+    ir: &ogham::ir::Program,
+    threads: u32,
+) -> Option<(wasm::WasmModule, JsHost)> {
+    let module = wasm::compile(ir, &wasm::Options { threads: true, ..wasm::Options::default() });
+    let module = module.ok()?;
+    let bytes = js_sys::Uint8Array::from(&module.bytes[..]);
+    let args = [bytes.into(), threads.into(), wasm_bindgen::module(), math_imports().into()];
+    let r = thread_host("instantiate", &args).await?.ok()?;
+    let get = |k: &str| Reflect::get(&r, &k.into()).ok().filter(|v| !v.is_undefined());
+    let pool = get("pool").unwrap_or(JsValue::NULL);
+    let threads = get("threads").and_then(|t| t.as_f64()).map_or(1, |t| t as u32);
+    let exports = get("exports").filter(JsValue::is_object);
+    match (exports, get("memory").and_then(|m| m.dyn_into().ok())) {
+        (Some(exports), Some(memory)) => {
+            Some((module, JsHost { exports: exports.unchecked_into(), memory, pool, threads }))
+        }
+        _ => {
+            close_pool(&pool);
+            None
+        }
+    }
 }
 
 /// A program compiled for one backend, ready to run many times.
@@ -382,20 +532,59 @@ fn backend_name(options: &JsValue) -> Result<&'static str, Vec<Diag>> {
     }
 }
 
-/// Compile a checked program for `backend`: the wasm module instantiated, or the GPU program's
-/// pipelines created on the device.
+/// `options.threads`: how many threads the wasm backend may run a program on (`None`: every
+/// core, where the host allows threads).
+fn threads_option(options: &JsValue) -> Result<Option<u32>, Vec<Diag>> {
+    let v = if options.is_object() {
+        Reflect::get(options, &"threads".into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    };
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if (1.0..=MAX_THREADS).contains(&n) && n.fract() == 0.0 => Ok(Some(n as u32)),
+        _ => Err(vec![Diag {
+            message: format!("`threads` must be a whole number from 1 to {MAX_THREADS}"),
+            severity: "error",
+            phase: "value error",
+            span: None,
+            hint: Some("`threads: 1` runs programs on the calling thread only".into()),
+        }]),
+    }
+}
+
+/// Compile a checked program for `backend`: the wasm module instantiated (built with threads and
+/// given worker threads when `threads`, or else the host, allows more than one), or the GPU
+/// program's pipelines created on the device.
 async fn prepare(
     source: String,
     compiled: ogham::driver::Compiled,
     backend: &'static str,
+    threads: Option<u32>,
 ) -> Result<Prepared, Vec<Diag>> {
     let entries = compiled.ir.entries.clone();
     let exec = match backend {
         "interp" => Exec::Interp(Box::new(compiled)),
         "wasm" => {
-            let module = wasm::compile(&compiled.ir, &wasm::Options::default())
-                .map_err(|ds| diags(&ds, &source))?;
-            let host = instantiate(&module).await.map_err(|d| diags(&[d], &source))?;
+            let threads = match threads {
+                Some(n) => n,
+                None => available_threads().await,
+            };
+            let threaded = match threads {
+                1 => None,
+                n => instantiate_threaded(&compiled.ir, n).await,
+            };
+            let (module, host) = match threaded {
+                Some(mh) => mh,
+                None => {
+                    let module = wasm::compile(&compiled.ir, &wasm::Options::default())
+                        .map_err(|ds| diags(&ds, &source))?;
+                    let host = instantiate(&module).await.map_err(|d| diags(&[d], &source))?;
+                    (module, host)
+                }
+            };
             Exec::Wasm { module, host: RefCell::new(host) }
         }
         _ => {
@@ -618,10 +807,11 @@ pub fn run(source: String, entry: String, args: JsValue, options: JsValue) -> js
     wasm_bindgen_futures::future_to_promise(async move {
         let go = async {
             let backend = backend_name(&options)?;
+            let threads = threads_option(&options)?;
             let compiled = pipeline::front_end(&source)?;
             let params = compiled.ir.entry(&entry).map(|e| e.params.clone());
             let args = js_args(&args, &entry, params.as_deref())?;
-            let p = prepare(source, compiled, backend).await?;
+            let p = prepare(source, compiled, backend, threads).await?;
             p.run(&entry, &args).await
         };
         match go.await {
@@ -650,6 +840,16 @@ impl Program {
         self.inner.backend.to_string()
     }
 
+    /// How many threads the wasm backend runs the program's parallel maps on, the calling one
+    /// included (1 for the other backends).
+    #[wasm_bindgen(getter)]
+    pub fn threads(&self) -> u32 {
+        match &self.inner.exec {
+            Exec::Wasm { host, .. } => host.borrow().threads,
+            _ => 1,
+        }
+    }
+
     /// Run `entry` on `args`; resolves to `{type, shape, data}` per result (no `text`: the
     /// package adds it as a getter).
     pub fn run(&self, entry: String, args: JsValue) -> js_sys::Promise {
@@ -670,8 +870,9 @@ impl Program {
 #[wasm_bindgen]
 pub async fn load(source: String, options: JsValue) -> Result<Program, JsValue> {
     let backend = backend_name(&options).map_err(|ds| rejection(&ds))?;
+    let threads = threads_option(&options).map_err(|ds| rejection(&ds))?;
     let compiled = pipeline::front_end(&source).map_err(|ds| rejection(&ds))?;
-    let p = prepare(source, compiled, backend).await.map_err(|ds| rejection(&ds))?;
+    let p = prepare(source, compiled, backend, threads).await.map_err(|ds| rejection(&ds))?;
     Ok(Program { inner: Rc::new(p) })
 }
 
