@@ -1,6 +1,8 @@
 //! `ogham serve`: serves the built playground (www/dist, static files) on localhost. Works from
 //! any directory of the checkout: it finds the repository root by walking up from the current
-//! directory (then from the executable's).
+//! directory (then from the executable's). Every response makes the page cross-origin isolated
+//! (`Cross-Origin-Opener-Policy: same-origin`, `Cross-Origin-Embedder-Policy: require-corp`), so
+//! it has `SharedArrayBuffer` and the compiler package runs wasm programs on every core.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -67,6 +69,12 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
+/// The headers that make a page cross-origin isolated (`crossOriginIsolated`), which shared
+/// memories and so wasm threads need. Everything the playground loads is same-origin, so
+/// `require-corp` blocks nothing.
+const ISOLATION: &str =
+    "Cross-Origin-Opener-Policy: same-origin\r\nCross-Origin-Embedder-Policy: require-corp\r\n";
+
 /// The status line, content type and body for a request line such as `GET /x.js HTTP/1.1`.
 fn respond(root: &Path, request_line: &str) -> (&'static str, &'static str, Vec<u8>) {
     let mut parts = request_line.split_whitespace();
@@ -80,6 +88,14 @@ fn respond(root: &Path, request_line: &str) -> (&'static str, &'static str, Vec<
     }
 }
 
+/// A response's status line and headers.
+fn head(status: &str, ctype: &str, len: usize) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len}\r\n{ISOLATION}\
+         Cache-Control: no-cache\r\nConnection: close\r\n\r\n"
+    )
+}
+
 fn handle(root: &Path, stream: TcpStream) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
@@ -91,12 +107,7 @@ fn handle(root: &Path, stream: TcpStream) -> std::io::Result<()> {
     }
     let (status, ctype, body) = respond(root, &request_line);
     let mut out = stream;
-    write!(
-        out,
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-cache\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
+    out.write_all(head(status, ctype, body.len()).as_bytes())?;
     if !request_line.starts_with("HEAD") {
         out.write_all(&body)?;
     }
@@ -147,6 +158,11 @@ mod tests {
         assert_eq!(respond(&root, "GET /../etc/passwd HTTP/1.1").0, "404 Not Found");
         assert_eq!(respond(&root, "GET /nope.js HTTP/1.1").0, "404 Not Found");
         assert_eq!(respond(&root, "POST / HTTP/1.1").0, "405 Method Not Allowed");
+        // Every response makes the page cross-origin isolated.
+        let h = head("200 OK", "text/html", 6);
+        assert!(h.starts_with("HTTP/1.1 200 OK\r\n") && h.ends_with("\r\n\r\n"), "{h}");
+        assert!(h.contains("\r\nCross-Origin-Opener-Policy: same-origin\r\n"), "{h}");
+        assert!(h.contains("\r\nCross-Origin-Embedder-Policy: require-corp\r\n"), "{h}");
         let _ = std::fs::remove_dir_all(&root);
     }
 
