@@ -68,6 +68,15 @@ export interface RunOptions {
    * (Node, some browsers) it rejects with "WebGPU is not available in this browser/runtime".
    */
   backend?: 'wasm' | 'interp' | 'webgpu';
+  /**
+   * How many threads the wasm backend runs a program's parallel maps on, the calling one
+   * included. Default: every core (`navigator.hardwareConcurrency`, `os.availableParallelism()`)
+   * where the host has shared memory and workers: Node (worker_threads), or a cross-origin
+   * isolated page or worker (`crossOriginIsolated`); elsewhere 1. `1` runs on the calling thread
+   * only. A whole number from 1 to 1024; where threads are not available, programs run on one
+   * thread whatever this says (`Program.threads` tells).
+   */
+  threads?: number;
 }
 
 /** An error from `run`: `message` is the first diagnostic's. */
@@ -121,9 +130,16 @@ export type ProgramResult = Result;
 export interface Program {
   readonly entries: string[];
   readonly backend: 'wasm' | 'interp' | 'webgpu';
+  /**
+   * How many threads the program's parallel maps run on, the calling one included: 1 without
+   * threads (see `RunOptions.threads`), for a program with no map worth running in parallel, and
+   * for the other backends.
+   */
+  readonly threads: number;
   /** Run an entry point. Rejects with an `OghamError` (argument, run-time or GPU errors). */
   run(entry: string, args?: Arg[] | string): Promise<ProgramResult[]>;
-  /** Release the compiled module or GPU pipelines now rather than when garbage-collected. */
+  /** Release the compiled module and its worker threads, or the GPU pipelines, now rather than
+   *  when garbage-collected. */
   free(): void;
 }
 

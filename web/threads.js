@@ -4,7 +4,6 @@
 // which web/build.sh copies into pkg/; the compiler (web/src/lib.rs) calls `available` and
 // `instantiate` through `setThreadHost`.
 import { instantiateShared, cores } from './pkg/ogham.mjs';
-import { initSync, mathImports as compilerMath } from './pkg/ogham_web.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -21,25 +20,20 @@ export function available() {
 }
 
 /**
- * `bytes`: a module built with threads; `compiler`: the compiler's own `WebAssembly.Module`,
- * whose `math_*` exports `imports` holds. Resolves to `{exports, memory, pool, threads}`.
+ * `bytes`: a module built with threads; `imports`: the calling thread's `{math}` imports, which
+ * are the exports of the compiler's own `WebAssembly.Module` `compiler` named by `names`
+ * (`{"f32.exp": "math_f32_exp", ...}`). Resolves to `{exports, memory, pool, threads}`.
  */
-export async function instantiate(bytes, threads, compiler, imports) {
+export async function instantiate(bytes, threads, compiler, imports, names) {
   const module = await WebAssembly.compile(bytes);
   // Workers need the elementary functions only if the program calls them: then each
-  // instantiates the compiler for them (`mathImports` below), so that every thread computes
-  // what the interpreter computes.
+  // instantiates the compiler for them, so that every thread computes what the interpreter
+  // computes.
   const usesMath = WebAssembly.Module.imports(module).some((i) => i.module === 'math');
   const { exports, memory, pool } = await instantiateShared(module, {
     threads,
     math: imports.math,
-    workerMath: usesMath ? { url: import.meta.url, data: compiler } : undefined,
+    workerMath: usesMath ? { module: compiler, names } : undefined,
   });
   return { exports, memory, pool, threads: pool ? pool.threads : 1 };
-}
-
-/** In a worker thread: the compiler instantiated from its module, for its `math` functions. */
-export function mathImports(compiler) {
-  initSync({ module: compiler });
-  return compilerMath();
 }

@@ -98,9 +98,10 @@ export async function load(bytes, manifest, opts = {}) {
 /**
  * Instantiate `module` (a `WebAssembly.Module` built with threads) on a new shared memory, with
  * a pool of `threads - 1` workers if it has parallel maps. `math`: the `math` imports of this
- * thread (default: `mathImports()`'s); `workerMath`: `{url, data}` to have each worker import
- * the ES module at `url` and take its `math` imports from `await mathImports(data)` there
- * (default: this file's). Resolves to `{exports, memory, pool}` (`pool` null without workers;
+ * thread (default: `mathImports()`'s); `workerMath`: `{module, names}` to have each worker take
+ * its `math` imports from the exports of another module instead of `mathImports()`: it
+ * instantiates `module` (every import a function that throws) and imports `math.NAME` from its
+ * export `names[NAME]`. Resolves to `{exports, memory, pool}` (`pool` null without workers;
  * `pool.close()` stops them).
  */
 export async function instantiateShared(module, { threads = 1, math, workerMath } = {}) {
@@ -170,16 +171,18 @@ const GEN = 0, PENDING = 1, TASK_K = 2, TASK_ENV = 3, ERR = 4, ERR_CODE = 5, ERR
 const N = 4, NEXT = 5, GRAIN = 6;
 
 export class Pool {
-  // `math`: where the workers take their `math` imports from (see `instantiateShared`).
+  // `math`: where the workers take their `math` imports from (see `instantiateShared`). The
+  // workers' URLs are written out in `new Worker(new URL(...))`, the form bundlers look for.
   static async start(module, memory, workers, math) {
     const sab = new SharedArrayBuffer(64);
-    const url = new URL('./worker.mjs', import.meta.url);
     const init = { module, memory, ctl: sab, math };
     const ws = [];
     try {
       if (typeof process !== 'undefined' && process.versions?.node) {
         const { Worker } = await import('node:worker_threads');
-        for (let i = 0; i < workers; i++) ws.push(new Worker(url, { workerData: init }));
+        for (let i = 0; i < workers; i++) {
+          ws.push(new Worker(new URL('./worker.mjs', import.meta.url), { workerData: init }));
+        }
         await Promise.all(ws.map((w) => new Promise((ok, fail) => {
           w.once('message', (m) => (m === 'ready' ? ok() : fail(new Error(m))));
           w.once('error', fail);
@@ -187,7 +190,7 @@ export class Pool {
         for (const w of ws) w.unref();
       } else {
         for (let i = 0; i < workers; i++) {
-          const w = new Worker(url, { type: 'module' });
+          const w = new Worker(new URL('./worker.mjs', import.meta.url), { type: 'module' });
           w.postMessage(init);
           ws.push(w);
         }

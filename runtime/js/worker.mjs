@@ -19,6 +19,20 @@ if (node) {
 }
 
 const { module, memory, ctl, math } = init;
+
+// The `math` imports as exports of another module (`instantiateShared`'s `workerMath`):
+// instantiated with every import a function that throws, since only pure functions are called.
+async function exported({ module: lib, names }) {
+  const imports = {};
+  for (const { module: m, name } of WebAssembly.Module.imports(lib)) {
+    (imports[m] ??= {})[name] = () => {
+      throw new Error(`${m}.${name} is not available in a worker thread`);
+    };
+  }
+  const { exports } = await WebAssembly.instantiate(lib, imports);
+  return Object.fromEntries(Object.entries(names).map(([k, e]) => [k, exports[e]]));
+}
+
 const i = new Int32Array(ctl);
 const b = new BigInt64Array(ctl);
 let x = null;
@@ -26,9 +40,8 @@ try {
   // A parallel map reached inside a parallel map runs on this thread.
   const fns = [];
   const parFor = (k, n, env) => (fns[k] ??= x[`par.${k}`])(env, 0n, n);
-  // The `math` imports: this file's, or those of the module the calling thread names.
-  const m = math ? await (await import(math.url)).mathImports(math.data) : mathImports();
-  const imports = { math: m.math, env: { memory }, threads: { par_for: parFor } };
+  const m = math ? await exported(math) : mathImports().math;
+  const imports = { math: m, env: { memory }, threads: { par_for: parFor } };
   x = (await WebAssembly.instantiate(module, imports)).exports;
 } catch (e) {
   post(`cannot start a worker thread: ${e.message}`);

@@ -1,4 +1,6 @@
-// Starts `ogham serve --port 0` (the built CLI, through cargo) and resolves to its URL.
+// Starts `ogham serve --port 0` (the built CLI, through cargo) and resolves to its URL. Its pages
+// are cross-origin isolated (COOP and COEP headers), as threads.test.mjs checks; a server given
+// by OGHAM_URL must send those headers too.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

@@ -9,8 +9,11 @@
 //!   typed arrays with shapes (see `args.rs`), so large inputs never go through text.
 //!
 //! The wasm backend instantiates the generated module with the host's `WebAssembly.instantiate`
-//! and speaks the module's ABI through `ogham_runtime::abi`; the interpreter runs inside this
-//! module. The webgpu backend runs the GPU program's host schedule here
+//! and speaks the module's ABI through `ogham_runtime::abi`; its `math` imports are this
+//! module's own `math_*` exports. Where the host has shared memory and workers, the module is
+//! built with threads and instantiated by the package's `threads.js` (registered with
+//! `setThreadHost`) on a shared memory with a pool of workers; elsewhere, or with `threads: 1`,
+//! on one thread. The interpreter runs inside this module. The webgpu backend runs the GPU program's host schedule here
 //! (`ogham::backend::wgsl::exec`, the same code as natively) on the browser's WebGPU through
 //! `ogham_runtime::gpu`, awaiting every read-back.
 
@@ -162,7 +165,7 @@ fn value_js(v: &Value, with_text: bool) -> Object {
 // exports of this module, named `math_` and the import's name with `_` for its first `.`
 // (`math_f32_exp` is `math.f32.exp`), so that a generated module calls them directly (no JS in
 // between), and so that a worker thread running a generated module in parallel can instantiate
-// this module for them (`mathImports`): every thread computes what the interpreter computes.
+// this module for them: every thread computes what the interpreter computes.
 macro_rules! unary {
     ($($f:ident: $e32:ident, $e64:ident;)*) => {$(
         #[doc(hidden)]
@@ -269,31 +272,34 @@ pub fn math_f64_to_i64_wrapping(x: f64) -> i64 {
     }
 }
 
-/// The imports of a generated module that this module provides, `{math: {...}}`: its own
-/// `math_*` exports under their import names.
-fn math_imports() -> Object {
+/// The `math` functions this module exports: each import's name (`f32.exp`) and export's name.
+fn math_exports(exports: &Object) -> Vec<(String, String)> {
+    let keys = Object::keys(exports);
+    keys.iter()
+        .filter_map(|k| k.as_string())
+        .filter_map(|k| {
+            let (ty, f) = k.strip_prefix("math_")?.split_once('_')?;
+            Some((format!("{ty}.{f}"), k.clone()))
+        })
+        .collect()
+}
+
+/// The imports of a generated module that this module provides, `{math: {...}}` (its own
+/// `math_*` exports), and the export's name of each (`{"f32.exp": "math_f32_exp", ...}`), which
+/// a worker thread needs to take them from its own instance of this module.
+fn math_imports() -> (Object, Object) {
     // The exports object has a null prototype, so it is no `instanceof Object`.
     let exports: Object = wasm_bindgen::exports().unchecked_into();
-    let m = Object::new();
-    for key in Object::keys(&exports).iter().filter_map(|k| k.as_string()) {
-        let name = key.strip_prefix("math_").and_then(|n| n.split_once('_'));
-        if let Some((ty, f)) = name {
-            if let Ok(func) = Reflect::get(&exports, &key.as_str().into()) {
-                set(&m, &format!("{ty}.{f}"), func);
-            }
+    let (m, names) = (Object::new(), Object::new());
+    for (name, key) in math_exports(&exports) {
+        if let Ok(f) = Reflect::get(&exports, &key.as_str().into()) {
+            set(&m, &name, f);
+            set(&names, &name, key.as_str());
         }
     }
     let imports = Object::new();
     set(&imports, "math", m);
-    imports
-}
-
-/// The imports `math_imports` gives, for a worker thread that instantiated this module only to
-/// run a generated module's parallel maps with the same elementary functions.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = mathImports)]
-pub fn math_imports_js() -> Object {
-    math_imports()
+    (imports, names)
 }
 
 /// A module instantiated by the host's WebAssembly engine.
@@ -399,7 +405,7 @@ impl abi::Host for JsHost {
 }
 
 async fn instantiate(m: &wasm::WasmModule) -> Result<JsHost, ogham::Diagnostic> {
-    let p = js_sys::WebAssembly::instantiate_buffer(&m.bytes, &math_imports());
+    let p = js_sys::WebAssembly::instantiate_buffer(&m.bytes, &math_imports().0);
     let res = wasm_bindgen_futures::JsFuture::from(p)
         .await
         .map_err(|e| internal(format!("cannot instantiate the module: {e:?}")))?;
@@ -426,10 +432,10 @@ thread_local! {
 
 /// Registers the package's thread support: an object with `available()` (a promise of how many
 /// threads the host can run a generated module on, 1 where it has no shared memory or no
-/// workers) and `instantiate(bytes, threads, module, imports)` (a promise of `{exports, memory,
-/// pool}`: the module built with threads, instantiated with `imports` on a shared memory, its
-/// parallel maps run by a pool of workers, each of which instantiates `module`, this compiler,
-/// for the same `math` functions).
+/// workers) and `instantiate(bytes, threads, module, imports, names)` (a promise of `{exports,
+/// memory, pool, threads}`: the module built with threads, instantiated with `imports` on a
+/// shared memory, its parallel maps run by a pool of workers, each of which instantiates
+/// `module`, this compiler, for the same `math` functions, named by `names`).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = setThreadHost)]
 pub fn set_thread_host(host: JsValue) {
@@ -467,7 +473,8 @@ async fn instantiate_threaded(
     let module = wasm::compile(ir, &wasm::Options { threads: true, ..wasm::Options::default() });
     let module = module.ok()?;
     let bytes = js_sys::Uint8Array::from(&module.bytes[..]);
-    let args = [bytes.into(), threads.into(), wasm_bindgen::module(), math_imports().into()];
+    let (imports, names) = math_imports();
+    let args = [bytes.into(), threads.into(), wasm_bindgen::module(), imports.into(), names.into()];
     let r = thread_host("instantiate", &args).await?.ok()?;
     let get = |k: &str| Reflect::get(&r, &k.into()).ok().filter(|v| !v.is_undefined());
     let pool = get("pool").unwrap_or(JsValue::NULL);
