@@ -13,9 +13,9 @@
 //! module's own `math_*` exports. Where the host has shared memory and workers, the module is
 //! built with threads and instantiated by the package's `threads.js` (registered with
 //! `setThreadHost`) on a shared memory with a pool of workers; elsewhere, or with `threads: 1`,
-//! on one thread. The interpreter runs inside this module. The webgpu backend runs the GPU program's host schedule here
-//! (`ogham::backend::wgsl::exec`, the same code as natively) on the browser's WebGPU through
-//! `ogham_runtime::gpu`, awaiting every read-back.
+//! on one thread. The interpreter runs inside this module. The webgpu backend runs the GPU
+//! program's host schedule here (`ogham::backend::wgsl::exec`, the same code as natively) on the
+//! browser's WebGPU through `ogham_runtime::gpu`, awaiting every read-back.
 
 mod args;
 mod pipeline;
