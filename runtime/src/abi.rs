@@ -42,20 +42,22 @@ pub fn internal(msg: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Phase::Runtime, Span::DUMMY, format!("internal error: {}", msg.into()))
 }
 
-fn scalar_bytes(p: PrimValue) -> Vec<u8> {
+/// Append one element's little-endian bytes (no allocation per element: arguments can have
+/// millions).
+fn put_scalar(p: PrimValue, out: &mut Vec<u8>) {
     match p {
-        PrimValue::Bool(b) => vec![b as u8],
-        PrimValue::I8(x) => x.to_le_bytes().to_vec(),
-        PrimValue::I16(x) => x.to_le_bytes().to_vec(),
-        PrimValue::I32(x) => x.to_le_bytes().to_vec(),
-        PrimValue::I64(x) => x.to_le_bytes().to_vec(),
-        PrimValue::U8(x) => x.to_le_bytes().to_vec(),
-        PrimValue::U16(x) => x.to_le_bytes().to_vec(),
-        PrimValue::U32(x) => x.to_le_bytes().to_vec(),
-        PrimValue::U64(x) => x.to_le_bytes().to_vec(),
-        PrimValue::F16(x) => x.to_bits().to_le_bytes().to_vec(),
-        PrimValue::F32(x) => x.to_bits().to_le_bytes().to_vec(),
-        PrimValue::F64(x) => x.to_bits().to_le_bytes().to_vec(),
+        PrimValue::Bool(b) => out.push(b as u8),
+        PrimValue::I8(x) => out.extend_from_slice(&x.to_le_bytes()),
+        PrimValue::I16(x) => out.extend_from_slice(&x.to_le_bytes()),
+        PrimValue::I32(x) => out.extend_from_slice(&x.to_le_bytes()),
+        PrimValue::I64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        PrimValue::U8(x) => out.push(x),
+        PrimValue::U16(x) => out.extend_from_slice(&x.to_le_bytes()),
+        PrimValue::U32(x) => out.extend_from_slice(&x.to_le_bytes()),
+        PrimValue::U64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        PrimValue::F16(x) => out.extend_from_slice(&x.to_bits().to_le_bytes()),
+        PrimValue::F32(x) => out.extend_from_slice(&x.to_bits().to_le_bytes()),
+        PrimValue::F64(x) => out.extend_from_slice(&x.to_bits().to_le_bytes()),
     }
 }
 
@@ -167,7 +169,10 @@ fn call(
             Value::Prim(p) => vals.push(word(*p)),
             Value::Array(av) => {
                 dims.extend(av.shape.iter().map(|&d| Word::I64(d)));
-                let bytes: Vec<u8> = av.data.iter().flat_map(|p| scalar_bytes(*p)).collect();
+                let mut bytes = Vec::with_capacity(av.data.len() * elem_size(av.elem) as usize);
+                for p in &av.data {
+                    put_scalar(*p, &mut bytes);
+                }
                 let ptr = call_i32(h, "alloc", &[Word::I64(bytes.len() as i64)]).map_err(|_| {
                     Diagnostic::runtime(Span::DUMMY, "out of memory: the arguments do not fit")
                 })?;

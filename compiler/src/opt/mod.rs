@@ -2,11 +2,14 @@
 //! variable-to-variable bindings and removal of dead code (including the forward statements that
 //! reverse mode re-executes but whose values end up unused), so the derivative program is
 //! ordinary, lean core IR. `inline_map_calls` (inline.rs), before the wasm backend: a `map`
-//! whose function only calls a small function gets that function's body.
+//! whose function only calls a small function gets that function's body; `hoist_map_invariants`
+//! (hoist.rs), after it: rearrangements of arrays bound outside a `map` move before it.
 
 use crate::ir::*;
 
+mod hoist;
 mod inline;
+pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
 
 /// Simplify every function of `prog` in place.

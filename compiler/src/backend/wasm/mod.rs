@@ -125,6 +125,8 @@ pub fn compile(prog: &ir::Program, opts: &Options) -> Result<WasmModule, Vec<Dia
     // inside are vectorised (and matrix-product-shaped ones register-blocked) at the map.
     let mut prog = prog.clone();
     crate::opt::inline_map_calls(&mut prog);
+    // A transpose of an array bound outside a map is made once, not once per element.
+    crate::opt::hoist_map_invariants(&mut prog);
     let (mut module, manifest) = gen::generate(&prog, opts)?;
     let bytes = module.emit_wasm();
     // Re-parsing validates the module (with SIMD enabled).
