@@ -14,32 +14,8 @@ use crate::ir::*;
 /// comment), innermost first, so a statement invariant in several enclosing maps leaves them all.
 pub fn hoist_map_invariants(prog: &mut Program) {
     for f in &mut prog.funs {
-        body(&mut f.body);
+        super::rewrite_maps(&mut f.body, &mut hoist);
     }
-}
-
-fn body(b: &mut Body) {
-    let mut out = Vec::with_capacity(b.stms.len());
-    for mut s in std::mem::take(&mut b.stms) {
-        match &mut s.exp {
-            Exp::If { then_body, else_body, .. } => {
-                body(then_body);
-                body(else_body);
-            }
-            Exp::Loop { body: lb, .. } => body(lb),
-            Exp::Map { lam, .. } => {
-                body(&mut lam.body);
-                out.extend(hoist(lam));
-            }
-            Exp::Reduce { lam, .. }
-            | Exp::Scan { lam, .. }
-            | Exp::Hist { lam, .. }
-            | Exp::Ad { lam, .. } => body(&mut lam.body),
-            _ => {}
-        }
-        out.push(s);
-    }
-    b.stms = out;
 }
 
 /// Remove from `lam`'s body the statements that can move before the map, and return them.

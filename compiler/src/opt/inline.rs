@@ -18,7 +18,10 @@ pub fn inline_map_calls(prog: &mut Program) {
         prog.funs.iter().zip(&leaves).map(|(f, leaf)| leaf.then(|| f.clone())).collect();
     let mut names = std::mem::take(&mut prog.names);
     for f in &mut prog.funs {
-        body(&mut f.body, &callees, &mut names);
+        super::rewrite_maps(&mut f.body, &mut |lam| {
+            inline_lambda(lam, &callees, &mut names);
+            Vec::new()
+        });
     }
     prog.names = names;
 }
@@ -29,27 +32,6 @@ fn calls(b: &Body) -> bool {
         crate::ad::for_each_body(&s.exp, &mut |b| found |= calls(b));
         found
     })
-}
-
-fn body(b: &mut Body, callees: &[Option<FunDef>], names: &mut Vec<String>) {
-    for s in &mut b.stms {
-        match &mut s.exp {
-            Exp::If { then_body, else_body, .. } => {
-                body(then_body, callees, names);
-                body(else_body, callees, names);
-            }
-            Exp::Loop { body: lb, .. } => body(lb, callees, names),
-            Exp::Map { lam, .. } => {
-                body(&mut lam.body, callees, names);
-                inline_lambda(lam, callees, names);
-            }
-            Exp::Reduce { lam, .. }
-            | Exp::Scan { lam, .. }
-            | Exp::Hist { lam, .. }
-            | Exp::Ad { lam, .. } => body(&mut lam.body, callees, names),
-            _ => {}
-        }
-    }
 }
 
 /// `\ps -> let rs = f(args) in rs` with `f` a leaf becomes `\ps -> <f's body, renamed>`.

@@ -61,3 +61,29 @@ fn collect_copies(
         crate::ad::for_each_body(&s.exp, &mut |b| collect_copies(b, types, out));
     }
 }
+
+/// Apply `f` to every `map` function in `b`, innermost first; the statements `f` returns go just
+/// before that `map`.
+fn rewrite_maps(b: &mut Body, f: &mut impl FnMut(&mut Lambda) -> Vec<Stm>) {
+    let mut out = Vec::with_capacity(b.stms.len());
+    for mut s in std::mem::take(&mut b.stms) {
+        match &mut s.exp {
+            Exp::If { then_body, else_body, .. } => {
+                rewrite_maps(then_body, f);
+                rewrite_maps(else_body, f);
+            }
+            Exp::Loop { body, .. } => rewrite_maps(body, f),
+            Exp::Map { lam, .. } => {
+                rewrite_maps(&mut lam.body, f);
+                out.extend(f(lam));
+            }
+            Exp::Reduce { lam, .. }
+            | Exp::Scan { lam, .. }
+            | Exp::Hist { lam, .. }
+            | Exp::Ad { lam, .. } => rewrite_maps(&mut lam.body, f),
+            _ => {}
+        }
+        out.push(s);
+    }
+    b.stms = out;
+}

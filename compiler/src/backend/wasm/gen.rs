@@ -1257,19 +1257,20 @@ impl<'p> Gen<'p> {
             arena.push_base(b);
             b.local_get(outer.base()).binop(B::I32Eq);
         };
-        // For each array: its address, its size in bytes rounded to 16, whether it moves.
-        let info: Vec<(LocalId, LocalId, LocalId, PrimType)> = arrays
+        // For each array: its address, its size in bytes and rounded up to 16, whether it moves.
+        let info: Vec<(LocalId, LocalId, LocalId, LocalId)> = arrays
             .iter()
             .map(|v| {
                 let elem = self.var_type(*v).elem();
                 let sh = self.shape(*v);
                 let ds = self.dim_locals(b, &sh);
                 let n = self.product(b, &ds);
-                let bytes = self.tmp(ValType::I32);
+                let (bytes, room) = (self.tmp(ValType::I32), self.tmp(ValType::I32));
                 b.local_get(n);
                 self.elems_to_bytes(b, elem);
-                b.local_set(bytes);
-                (self.local(*v), bytes, self.tmp(ValType::I32), elem)
+                b.local_tee(bytes).i32_const(15).binop(B::I32Add);
+                b.i32_const(!15).binop(B::I32And).local_set(room);
+                (self.local(*v), bytes, room, self.tmp(ValType::I32))
             })
             .collect();
         let (top, to, total, block, off) = (
@@ -1291,7 +1292,7 @@ impl<'p> Gen<'p> {
                 b.local_set(top);
                 // Down to the loop's mark, unless a result lies in earlier iterations' space.
                 b.local_get(outer.hp()).local_set(to);
-                for (addr, _, _, _) in &info {
+                for (addr, ..) in &info {
                     within(b, *addr, outer.hp(), iter.hp());
                     b.if_else(
                         None,
@@ -1302,13 +1303,12 @@ impl<'p> Gen<'p> {
                     );
                 }
                 b.i32_const(0).local_set(total);
-                for (addr, bytes, moves, _) in &info {
+                for (addr, _, room, moves) in &info {
                     within(b, *addr, to, top);
                     b.local_tee(*moves).if_else(
                         None,
                         |b| {
-                            b.local_get(total).local_get(*bytes).i32_const(15).binop(B::I32Add);
-                            b.i32_const(!15).binop(B::I32And).binop(B::I32Add).local_set(total);
+                            b.local_get(total).local_get(*room).binop(B::I32Add).local_set(total);
                         },
                         |_| {},
                     );
@@ -1328,7 +1328,7 @@ impl<'p> Gen<'p> {
                             None,
                             |b| {
                                 b.i32_const(0).local_set(off);
-                                for (addr, bytes, moves, _) in &info {
+                                for (addr, bytes, room, moves) in &info {
                                     b.local_get(*moves).if_else(
                                         None,
                                         |b| {
@@ -1337,9 +1337,8 @@ impl<'p> Gen<'p> {
                                             b.memory_copy(self.mem, self.mem);
                                             b.local_get(to).local_get(off).binop(B::I32Add);
                                             b.local_set(*addr);
-                                            b.local_get(off).local_get(*bytes).i32_const(15);
-                                            b.binop(B::I32Add).i32_const(!15).binop(B::I32And);
-                                            b.binop(B::I32Add).local_set(off);
+                                            b.local_get(off).local_get(*room).binop(B::I32Add);
+                                            b.local_set(off);
                                         },
                                         |_| {},
                                     );

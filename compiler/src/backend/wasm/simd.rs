@@ -328,15 +328,8 @@ impl Gen<'_> {
         // A reduction that stores nothing is bound by the latency of its vector operator: keep
         // `UNROLL` independent accumulators, combined after the loop.
         let unroll = if fuse.is_some() && outs.is_empty() { UNROLL } else { 1 };
-        let accs: Vec<LocalId> = match fuse {
-            Some((_, neutral)) => (0..unroll)
-                .map(|_| {
-                    let acc = self.tmp(ValType::V128);
-                    self.push_atom(b, neutral);
-                    b.unop(l.splat()).local_set(acc);
-                    acc
-                })
-                .collect(),
+        let accs = match fuse {
+            Some((_, neutral)) => self.splat_accs(b, neutral, l, unroll),
             None => Vec::new(),
         };
         let op = fuse.map(|(op, _)| op);
@@ -358,11 +351,7 @@ impl Gen<'_> {
             g.vstep(b, j, lam, l, t, &bases, outs, op.zip(accs.first().copied()));
         });
         if let Some(op) = op {
-            for acc in &accs[1..] {
-                b.local_get(accs[0]).local_get(*acc);
-                self.emit_vbinop(b, op, l);
-                b.local_set(accs[0]);
-            }
+            self.combine_accs(b, &accs, op, l);
         }
         Some((nvec, accs.first().copied()))
     }
@@ -554,14 +543,7 @@ impl Gen<'_> {
         b.local_get(w).i64_const(-lanes).binop(B::I64And).local_set(nvec);
         // Bound by the latency of the operator (several instructions for float min and max):
         // `UNROLL` independent accumulators over blocks of `UNROLL` vectors, then one.
-        let accs: Vec<LocalId> = (0..UNROLL)
-            .map(|_| {
-                let acc = self.tmp(ValType::V128);
-                self.push_atom(b, neutral);
-                b.unop(l.splat()).local_set(acc);
-                acc
-            })
-            .collect();
+        let accs = self.splat_accs(b, neutral, l, UNROLL);
         let base = self.local(arr);
         let elem = t.elem();
         let step = |g: &mut Self, b: &mut InstrSeqBuilder, j: LocalId, acc: LocalId| {
@@ -581,13 +563,36 @@ impl Gen<'_> {
             }
         });
         self.for_step(b, Some(nbig), nvec, lanes, |g, b, j| step(g, b, j, accs[0]));
+        self.combine_accs(b, &accs, op, l);
+        self.hfold_lanes(b, accs[0], acc_param, op, l);
+        Some(nvec)
+    }
+
+    /// `n` vector accumulators, each lane set to `neutral`.
+    fn splat_accs(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        neutral: &Atom,
+        l: Lane,
+        n: usize,
+    ) -> Vec<LocalId> {
+        (0..n)
+            .map(|_| {
+                let acc = self.tmp(ValType::V128);
+                self.push_atom(b, neutral);
+                b.unop(l.splat()).local_set(acc);
+                acc
+            })
+            .collect()
+    }
+
+    /// `accs[0] = accs[0] op accs[1] op ...`, lane-wise.
+    fn combine_accs(&mut self, b: &mut InstrSeqBuilder, accs: &[LocalId], op: BinOp, l: Lane) {
         for acc in &accs[1..] {
             b.local_get(accs[0]).local_get(*acc);
             self.emit_vbinop(b, op, l);
             b.local_set(accs[0]);
         }
-        self.hfold_lanes(b, accs[0], acc_param, op, l);
-        Some(nvec)
     }
 
     /// `into = into op lane0 op lane1 ...` for the lanes of `acc`.

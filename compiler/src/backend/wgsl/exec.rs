@@ -361,6 +361,19 @@ impl<D: Device> Exec<'_, D> {
         Ok(off)
     }
 
+    /// Allocate the outputs of a launch over `shape`; returns its number of invocations.
+    async fn launch_outputs(&mut self, outs: &[Param], shape: &[Dim], span: Span) -> R<u64> {
+        let total =
+            elements(&shape.iter().map(|d| self.dim(d, span)).collect::<R<Vec<_>>>()?, span)?;
+        for p in outs {
+            let sh = self.shape_of(&p.ty, span)?;
+            let n = elements(&sh, span)?;
+            let buf = self.dev.alloc(n).await?;
+            self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: sh });
+        }
+        Ok(total)
+    }
+
     async fn run_dispatch(
         &mut self,
         d: &Dispatch,
@@ -439,32 +452,14 @@ impl<D: Device> Exec<'_, D> {
                 self.env.insert(pat.var, HVal::Arr { buf: copy, elem, shape });
             }
             HostStm::Launch { outs, shape, dispatch, span } => {
-                let total = elements(
-                    &shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?,
-                    *span,
-                )?;
-                for p in outs {
-                    let sh = self.shape_of(&p.ty, *span)?;
-                    let n = elements(&sh, *span)?;
-                    let buf = self.dev.alloc(n).await?;
-                    self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: sh });
-                }
+                let total = self.launch_outputs(outs, shape, *span).await?;
                 if total > 0 {
                     let groups = total.div_ceil(WORKGROUP as u64);
                     self.run_dispatch(dispatch, &[], &[], groups, *span).await?;
                 }
             }
             HostStm::SegReduce { outs, shape, seg_w, group, thread, span } => {
-                let total = elements(
-                    &shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?,
-                    *span,
-                )?;
-                for p in outs {
-                    let sh = self.shape_of(&p.ty, *span)?;
-                    let n = elements(&sh, *span)?;
-                    let buf = self.dev.alloc(n).await?;
-                    self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: sh });
-                }
+                let total = self.launch_outputs(outs, shape, *span).await?;
                 if total > 0 {
                     let short = match seg_w {
                         Some(a) => self.int(a, *span)? < SEG_GROUP_MIN,
