@@ -3,9 +3,11 @@
 //! lowering and comes out as a value or as diagnostics, never as a panic.
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 
 fn corpus() -> Vec<(PathBuf, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -107,12 +109,40 @@ fn apply(src: &str, m: &Mutation) -> String {
     }
 }
 
+/// How long one damaged program may take to compile before it counts as a hang. Every corpus
+/// program compiles in milliseconds; the margin is for slow, loaded machines.
+const HANG_LIMIT: Duration = Duration::from_secs(20);
+
+/// Compiles on a separate thread so that a hang is reported with the program that caused it
+/// instead of stalling the test run. A hung thread is left behind; the process ends with the test.
+fn compile_within_limit(src: String) -> Result<(), String> {
+    let (tx, rx) = mpsc::channel();
+    let worker = src.clone();
+    std::thread::spawn(move || {
+        let ok = std::panic::catch_unwind(|| ogham::driver::compile(&worker).is_ok());
+        let _ = tx.send(ok.is_ok());
+    });
+    match rx.recv_timeout(HANG_LIMIT) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(format!("the front end panicked on:\n{src}")),
+        Err(_) => Err(format!("the front end took over {HANG_LIMIT:?} on:\n{src}")),
+    }
+}
+
 #[test]
 fn the_front_end_never_panics_on_damaged_examples() {
     let corpus = corpus();
     assert!(corpus.len() >= 30, "expected the example corpus, found {} programs", corpus.len());
-    let cases = std::env::var("OGHAM_ROBUSTNESS_CASES").ok().and_then(|s| s.parse().ok());
-    let mut runner = TestRunner::new(Config { cases: cases.unwrap_or(3000), ..Config::default() });
+    let env = |name: &str| std::env::var(name).ok().and_then(|s| s.parse::<u64>().ok());
+    let cases = env("OGHAM_ROBUSTNESS_CASES").unwrap_or(3000) as u32;
+    // A fixed seed keeps CI reproducible; OGHAM_ROBUSTNESS_SEED explores other damage.
+    let seed = env("OGHAM_ROBUSTNESS_SEED").unwrap_or(0x0b5e_55ed);
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+    // No shrinking: a hang would make every shrinking step wait out the limit.
+    let config = Config { cases, max_shrink_iters: 0, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, rng);
     let strategy = (0..corpus.len(), prop::collection::vec(mutation(), 1..4));
     runner
         .run(&strategy, |(i, ms)| {
@@ -120,9 +150,9 @@ fn the_front_end_never_panics_on_damaged_examples() {
             for m in &ms {
                 src = apply(&src, m);
             }
-            // Ok or Err are both fine; a panic fails the property and proptest shrinks it.
-            let _ = ogham::driver::compile(&src);
-            Ok(())
+            // Ok or Err are both fine; a panic or a hang fails the property.
+            compile_within_limit(src)
+                .map_err(|e| TestCaseError::fail(format!("{} {ms:?}: {e}", corpus[i].0.display())))
         })
         .unwrap_or_else(|e| panic!("{e}"));
 }

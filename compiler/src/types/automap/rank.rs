@@ -137,9 +137,15 @@ pub(crate) struct Rank<'a> {
     seen: Vec<RTy>,
     tparams: HashMap<Name, usize>,
     depth: usize,
+    /// Steps of base unification left; the analysis gives up (`incomplete`) when they run out.
+    unify_budget: usize,
 }
 
 const MAX_DEPTH: usize = 400;
+
+/// Base unification work allowed per definition: far above what any real program needs, low
+/// enough that a pathological one gives up in milliseconds instead of running for hours.
+const UNIFY_BUDGET: usize = 200_000;
 
 /// The built-in reading of explicit maps: name → number of arrays.
 fn map_arity(name: &str) -> Option<usize> {
@@ -173,6 +179,7 @@ impl<'a> Rank<'a> {
             seen: vec![],
             tparams: HashMap::new(),
             depth: 0,
+            unify_budget: UNIFY_BUDGET,
         }
     }
 
@@ -226,10 +233,11 @@ impl<'a> Rank<'a> {
     }
 
     fn unify_base(&mut self, a: &Base, b: &Base, span: Span, depth: usize) {
-        if depth > 200 {
+        if depth > 200 || self.unify_budget == 0 {
             self.incomplete = true;
             return;
         }
+        self.unify_budget -= 1;
         let (a, b) = (self.resolve(a), self.resolve(b));
         match (&a, &b) {
             (Base::Var(x), Base::Var(y)) if x == y => {}
@@ -260,8 +268,29 @@ impl<'a> Rank<'a> {
     }
 
     fn bind(&mut self, v: usize, b: Base) {
+        // A variable bound to a type that contains it would be an infinite type (`f f` with
+        // `f : (t -> t -> t) -> ...`); the ordinary checker reports it, so only give up here.
+        if self.occurs(v, &b, 0) {
+            self.incomplete = true;
+            return;
+        }
         if let Some(slot) = self.bases.get_mut(v) {
             *slot = Some(b);
+        }
+    }
+
+    fn occurs(&self, v: usize, b: &Base, depth: usize) -> bool {
+        if depth > 200 {
+            return true;
+        }
+        match self.resolve(b) {
+            Base::Var(x) => x == v,
+            Base::Prim | Base::Opaque | Base::Rigid(_) => false,
+            Base::Arrow(p, r) => {
+                self.occurs(v, &p.base, depth + 1) || self.occurs(v, &r.base, depth + 1)
+            }
+            Base::Tuple(xs) => xs.iter().any(|x| self.occurs(v, &x.base, depth + 1)),
+            Base::Record(xs) => xs.values().any(|x| self.occurs(v, &x.base, depth + 1)),
         }
     }
 

@@ -353,3 +353,16 @@ fn elaborations_check_without_automap_and_are_fixed_points() {
     }
     assert!(elaborated >= 14, "only {elaborated} corpus programs use AUTOMAP");
 }
+
+#[test]
+fn a_function_applied_to_itself_is_a_type_error_not_a_hang() {
+    // Unifying `t` with `t -> t -> t` would build an infinite type; the rank analysis used to
+    // unfold it until a depth limit, exponentially in the depth.
+    let started = std::time::Instant::now();
+    let e = error(
+        "def f 't (op: t -> t -> t) (ne: t) (xs: []t) : t = ne\n\
+         entry g (xs: []f32) : f32 = f f f32.max 0f32 xs",
+    );
+    assert!(e.contains("type mismatch"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "took {:?}", started.elapsed());
+}
