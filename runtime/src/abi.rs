@@ -17,6 +17,76 @@ pub enum Word {
     F64(f64),
 }
 
+/// An argument or result as the module's memory holds it: a scalar, or an array's shape and its
+/// elements' little-endian bytes (a `bool` is one byte, 0 or 1; an `f16` its 16 bits). Hosts
+/// whose data is already bytes (typed arrays in JS) pass arrays this way without building a
+/// [`Value`] element by element.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Packed {
+    Prim(PrimValue),
+    Array { elem: PrimType, shape: Vec<i64>, bytes: Vec<u8> },
+}
+
+impl ogham::ir::ArgShape for Packed {
+    fn elem_type(&self) -> PrimType {
+        match self {
+            Packed::Prim(p) => p.ty(),
+            Packed::Array { elem, .. } => *elem,
+        }
+    }
+
+    fn shape(&self) -> &[i64] {
+        match self {
+            Packed::Prim(_) => &[],
+            Packed::Array { shape, .. } => shape,
+        }
+    }
+}
+
+impl From<&Value> for Packed {
+    fn from(v: &Value) -> Packed {
+        match v {
+            Value::Prim(p) => Packed::Prim(*p),
+            Value::Array(av) => {
+                let mut bytes = Vec::with_capacity(av.data.len() * elem_size(av.elem) as usize);
+                for p in &av.data {
+                    put_scalar(*p, &mut bytes);
+                }
+                Packed::Array { elem: av.elem, shape: av.shape.clone(), bytes }
+            }
+        }
+    }
+}
+
+impl Packed {
+    /// The value, element by element; an error if the bytes do not hold the shape's elements.
+    pub fn to_value(&self) -> Result<Value, Diagnostic> {
+        match self {
+            Packed::Prim(p) => Ok(Value::Prim(*p)),
+            Packed::Array { elem, shape, bytes } => {
+                let es = elem_size(*elem) as usize;
+                let n = elem_count(shape).ok_or_else(|| internal("bad array shape"))?;
+                if Some(bytes.len()) != n.checked_mul(es) {
+                    return Err(internal("an array's bytes do not match its shape"));
+                }
+                let data: Vec<PrimValue> = bytes
+                    .chunks_exact(es)
+                    .map(|c| read_scalar(*elem, c))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| internal("bad array element"))?;
+                ArrayValue::new(*elem, shape.clone(), data)
+                    .map(Value::Array)
+                    .ok_or_else(|| internal("an array does not match its shape"))
+            }
+        }
+    }
+}
+
+/// The number of elements of an array of `shape`, if it is a valid one.
+fn elem_count(shape: &[i64]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))
+}
+
 /// Why a call did not return.
 #[derive(Clone, Debug)]
 pub enum CallError {
@@ -144,6 +214,20 @@ pub fn run_with_peak(
     entry: &str,
     args: &[Value],
 ) -> Result<(Vec<Value>, Option<u64>), Diagnostic> {
+    let packed: Vec<Packed> = args.iter().map(Packed::from).collect();
+    let (results, peak) = run_packed(h, manifest, entry, &packed)?;
+    let values = results.iter().map(Packed::to_value).collect::<Result<_, _>>()?;
+    Ok((values, peak))
+}
+
+/// [`run_with_peak`] on arguments and results in the module's own layout: the arrays' bytes are
+/// copied in and out whole, never converted element by element.
+pub fn run_packed(
+    h: &mut impl Host,
+    manifest: &Manifest,
+    entry: &str,
+    args: &[Packed],
+) -> Result<(Vec<Packed>, Option<u64>), Diagnostic> {
     let Some(ep) = manifest.entry(entry) else {
         let names = manifest.entries.iter().map(|e| e.name.as_str());
         return Err(ogham::ir::unknown_entry(entry, names));
@@ -160,23 +244,23 @@ fn call(
     h: &mut impl Host,
     manifest: &Manifest,
     ep: &EntryAbi,
-    args: &[Value],
-) -> Result<Vec<Value>, Diagnostic> {
+    args: &[Packed],
+) -> Result<Vec<Packed>, Diagnostic> {
     let mut dims = Vec::new();
     let mut vals = Vec::new();
     for a in args {
         match a {
-            Value::Prim(p) => vals.push(word(*p)),
-            Value::Array(av) => {
-                dims.extend(av.shape.iter().map(|&d| Word::I64(d)));
-                let mut bytes = Vec::with_capacity(av.data.len() * elem_size(av.elem) as usize);
-                for p in &av.data {
-                    put_scalar(*p, &mut bytes);
+            Packed::Prim(p) => vals.push(word(*p)),
+            Packed::Array { elem, shape, bytes } => {
+                let n = elem_count(shape).and_then(|n| n.checked_mul(elem_size(*elem) as usize));
+                if n != Some(bytes.len()) {
+                    return Err(internal("an argument's bytes do not match its shape"));
                 }
+                dims.extend(shape.iter().map(|&d| Word::I64(d)));
                 let ptr = call_i32(h, "alloc", &[Word::I64(bytes.len() as i64)]).map_err(|_| {
                     Diagnostic::runtime(Span::DUMMY, "out of memory: the arguments do not fit")
                 })?;
-                h.write(ptr as u32 as usize, &bytes)?;
+                h.write(ptr as u32 as usize, bytes)?;
                 vals.push(Word::I32(ptr));
             }
         }
@@ -192,7 +276,7 @@ fn call(
     for t in &ep.results {
         if t.rank == 0 {
             let b = h.read(addr, 8)?;
-            results.push(Value::Prim(
+            results.push(Packed::Prim(
                 read_scalar(t.elem, &b).ok_or_else(|| internal("bad result slot"))?,
             ));
             addr += 8;
@@ -202,18 +286,9 @@ fn call(
         let shape: Vec<i64> =
             (1..=t.rank).map(|k| read_i64(h, addr + 8 * k)).collect::<Result<_, _>>()?;
         addr += 8 * (1 + t.rank);
-        let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?));
-        let n = n.ok_or_else(|| internal("bad result shape"))?;
-        let es = elem_size(t.elem) as usize;
-        let bytes = h.read(ptr, n * es)?;
-        let data: Vec<PrimValue> = bytes
-            .chunks_exact(es)
-            .map(|c| read_scalar(t.elem, c))
-            .collect::<Option<_>>()
-            .ok_or_else(|| internal("bad result element"))?;
-        let av = ArrayValue::new(t.elem, shape, data)
-            .ok_or_else(|| internal("a result does not match its shape"))?;
-        results.push(Value::Array(av));
+        let len = elem_count(&shape).and_then(|n| n.checked_mul(elem_size(t.elem) as usize));
+        let bytes = h.read(ptr, len.ok_or_else(|| internal("bad result shape"))?)?;
+        results.push(Packed::Array { elem: t.elem, shape, bytes });
     }
     Ok(results)
 }
@@ -243,4 +318,43 @@ fn trap_diagnostic(h: &mut impl Host, manifest: &Manifest, trap: &str) -> Diagno
         return internal(format!("the wasm module trapped: {trap}"));
     }
     manifest.error(code, site, &args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ogham::value::text::parse_values;
+
+    #[test]
+    fn packing_round_trips_every_element_type() {
+        let text = "[[1.5f32, -2f32], [0f32, 3e30f32]] [true, false, true] [1.5f16, -0.25f16] \
+                    [-1i8, 127i8] [65535u16] [-9223372036854775808i64] [18446744073709551615u64] \
+                    [0.1f64] empty([0][3]i32) 7i32 false";
+        for v in parse_values(text).unwrap() {
+            let p = Packed::from(&v);
+            assert_eq!(p.to_value().unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn packed_layout_is_the_modules() {
+        let v = &parse_values("[[1f32, 2f32]] [true, false]").unwrap();
+        match Packed::from(&v[0]) {
+            Packed::Array { shape, bytes, .. } => {
+                assert_eq!(shape, vec![1, 2]);
+                assert_eq!(bytes, [1f32.to_le_bytes(), 2f32.to_le_bytes()].concat());
+            }
+            p => panic!("{p:?}"),
+        }
+        assert!(matches!(Packed::from(&v[1]), Packed::Array { bytes, .. } if bytes == [1, 0]));
+    }
+
+    #[test]
+    fn bytes_that_do_not_hold_the_shape_are_an_error() {
+        let f32 = PrimType::Float(FloatType::F32);
+        let short = Packed::Array { elem: f32, shape: vec![2, 2], bytes: vec![0; 12] };
+        assert!(short.to_value().unwrap_err().message.contains("do not match"));
+        let negative = Packed::Array { elem: f32, shape: vec![-1], bytes: vec![] };
+        assert!(negative.to_value().is_err());
+    }
 }

@@ -6,6 +6,7 @@
 use ogham::ir::EntryType;
 use ogham::prim::{f16, FloatType, IntType, PrimType, PrimValue};
 use ogham::value::{ArrayValue, Value};
+use ogham_runtime::abi::Packed;
 
 /// The elements of one typed array (or of a plain array of numbers, as `F64`), in its own type.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,11 +140,7 @@ pub fn array(
 ) -> Result<Value, String> {
     let n = data.len();
     let shape = shape.unwrap_or_else(|| vec![n as i64]);
-    let want = shape.iter().try_fold(1i64, |acc, &d| if d < 0 { None } else { acc.checked_mul(d) });
-    if want != Some(n as i64) {
-        let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
-        return Err(format!("the shape {dims} does not hold the {n} elements given"));
-    }
+    check_shape(&shape, n)?;
     let t = target(declared, param, data.natural());
     // The common case, data already of the element type, is a plain copy.
     let elems: Result<Vec<PrimValue>, String> = match (data, t) {
@@ -177,6 +174,34 @@ pub fn array(
     ArrayValue::new(t, shape, elems)
         .map(Value::Array)
         .ok_or_else(|| "the array's elements do not match its type".to_string())
+}
+
+/// An array argument that needs no conversion: `bytes` hold `count` elements of `natural` (a typed
+/// array's own type), which is also the type the argument becomes. Its bytes go to the module as
+/// they are. `None` when the types differ: [`array`] converts element by element then.
+pub fn packed_array(
+    natural: PrimType,
+    count: usize,
+    bytes: Vec<u8>,
+    shape: Option<Vec<i64>>,
+    declared: Option<PrimType>,
+    param: Option<&EntryType>,
+) -> Result<Option<Packed>, String> {
+    if target(declared, param, natural) != natural {
+        return Ok(None);
+    }
+    let shape = shape.unwrap_or_else(|| vec![count as i64]);
+    check_shape(&shape, count)?;
+    Ok(Some(Packed::Array { elem: natural, shape, bytes }))
+}
+
+fn check_shape(shape: &[i64], n: usize) -> Result<(), String> {
+    let want = shape.iter().try_fold(1i64, |acc, &d| if d < 0 { None } else { acc.checked_mul(d) });
+    if want != Some(n as i64) {
+        let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
+        return Err(format!("the shape {dims} does not hold the {n} elements given"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -230,6 +255,26 @@ mod tests {
         assert_eq!(show(flag), "error: 2 is not a `bool` (0 or 1)");
         let shape = array(Data::F32(vec![1.0; 5]), Some(vec![2, 3]), None, None);
         assert_eq!(show(shape), "error: the shape [2][3] does not hold the 5 elements given");
+    }
+
+    #[test]
+    fn arrays_of_the_parameters_type_pass_as_bytes() {
+        let f32 = PrimType::from_name("f32").unwrap();
+        let bytes: Vec<u8> = [1f32, 2.0, 3.0, 4.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let p = packed_array(f32, 4, bytes.clone(), Some(vec![2, 2]), None, Some(&param("f32", 2)));
+        let expected = Packed::Array { elem: f32, shape: vec![2, 2], bytes: bytes.clone() };
+        assert_eq!(p, Ok(Some(expected)));
+        let v = packed_array(f32, 4, bytes.clone(), None, None, None).unwrap().unwrap();
+        assert_eq!(format_value_line(&v.to_value().unwrap()), "[1.0f32, 2.0f32, 3.0f32, 4.0f32]");
+        // Another element type, declared or the parameter's, is converted by `array` instead.
+        assert_eq!(
+            packed_array(f32, 4, bytes.clone(), None, None, Some(&param("f64", 1))),
+            Ok(None)
+        );
+        let u8 = PrimType::from_name("u8").unwrap();
+        assert_eq!(packed_array(u8, 2, vec![1, 0], None, None, Some(&param("bool", 1))), Ok(None));
+        let bad = packed_array(f32, 4, bytes, Some(vec![3]), None, None);
+        assert_eq!(bad, Err("the shape [3] does not hold the 4 elements given".into()));
     }
 
     #[test]

@@ -25,7 +25,7 @@ use ogham::backend::{wasm, wgsl};
 use ogham::ir::AdMode;
 use ogham::prim::{f16, PrimValue};
 use ogham::value::{text, Value};
-use ogham_runtime::abi::{self, CallError, Word};
+use ogham_runtime::abi::{self, CallError, Packed, Word};
 use ogham_runtime::gpu::{Gpu, Loaded};
 use std::cell::RefCell;
 use std::ops::Rem;
@@ -159,6 +159,43 @@ fn value_js(v: &Value, with_text: bool) -> Object {
         set(&o, "text", text::format_value(v));
     }
     o
+}
+
+/// A result as [`value_js`] gives it, from the module's bytes: an array's typed array is a view
+/// of one copy of them (an `f16` array, which JS has no typed array for, is widened to f32).
+fn packed_js(p: &Packed, with_text: bool) -> Result<Object, Vec<Diag>> {
+    let value = |p: &Packed| p.to_value().map_err(|d| vec![pipeline::diag(&d, "")]);
+    let Packed::Array { elem, shape, bytes } = p else {
+        return Ok(value_js(&value(p)?, with_text));
+    };
+    let buf = js_sys::Uint8Array::from(&bytes[..]).buffer();
+    let data_js: JsValue = match elem.name() {
+        "bool" | "u8" => js_sys::Uint8Array::new(&buf).into(),
+        "i8" => js_sys::Int8Array::new(&buf).into(),
+        "i16" => js_sys::Int16Array::new(&buf).into(),
+        "i32" => js_sys::Int32Array::new(&buf).into(),
+        "i64" => js_sys::BigInt64Array::new(&buf).into(),
+        "u16" => js_sys::Uint16Array::new(&buf).into(),
+        "u32" => js_sys::Uint32Array::new(&buf).into(),
+        "u64" => js_sys::BigUint64Array::new(&buf).into(),
+        "f32" => js_sys::Float32Array::new(&buf).into(),
+        "f64" => js_sys::Float64Array::new(&buf).into(),
+        _ => return Ok(value_js(&value(p)?, with_text)),
+    };
+    let o = Object::new();
+    set(&o, "type", elem.name());
+    set(&o, "shape", shape.iter().map(|&d| JsValue::from(d as f64)).collect::<Array>());
+    set(&o, "data", data_js);
+    if with_text {
+        set(&o, "text", text::format_value(&value(p)?));
+    }
+    Ok(o)
+}
+
+/// The results of a run as JS objects.
+fn results_js(rs: &[Packed], with_text: bool) -> Result<JsValue, JsValue> {
+    let objs = rs.iter().map(|r| packed_js(r, with_text)).collect::<Result<Array, _>>();
+    objs.map(JsValue::from).map_err(|ds| rejection(&ds))
 }
 
 // The `math` functions a generated module imports, computed as the interpreter does. They are
@@ -612,12 +649,22 @@ impl Prepared {
         self.entries.iter().find(|e| e.name == entry).map(|e| e.params.as_slice())
     }
 
-    async fn run(&self, entry: &str, args: &[Value]) -> Result<Vec<Value>, Vec<Diag>> {
+    async fn run(&self, entry: &str, args: &[Packed]) -> Result<Vec<Packed>, Vec<Diag>> {
         let one = |d: ogham::Diagnostic| vec![pipeline::diag(&d, &self.source)];
+        // The wasm module takes arrays as bytes; the interpreter and the GPU executor as values.
+        let values = || -> Result<Vec<Value>, Vec<Diag>> {
+            args.iter().map(Packed::to_value).collect::<Result<_, _>>().map_err(one)
+        };
+        let packed = |vs: Vec<Value>| vs.iter().map(Packed::from).collect();
         match &self.exec {
-            Exec::Interp(c) => ogham::driver::run_interp(c, entry, args).map_err(one),
+            Exec::Interp(c) => {
+                ogham::driver::run_interp(c, entry, &values()?).map(packed).map_err(one)
+            }
             Exec::Wasm { module, host } => {
-                abi::run(&mut *host.borrow_mut(), &module.manifest, entry, args).map_err(one)
+                let mut host = host.borrow_mut();
+                abi::run_packed(&mut *host, &module.manifest, entry, args)
+                    .map(|(rs, _)| rs)
+                    .map_err(one)
             }
             Exec::WebGpu { prog, loaded } => {
                 let current = loaded.borrow().clone().filter(|(g, _)| !g.is_lost());
@@ -630,7 +677,7 @@ impl Prepared {
                         (g, l)
                     }
                 };
-                g.run_entry(&l, entry, args).await.map_err(one)
+                g.run_entry(&l, entry, &values()?).await.map(packed).map_err(one)
             }
         }
     }
@@ -709,27 +756,79 @@ fn js_data(v: &JsValue) -> Result<Option<Elements>, String> {
     Ok(Some((Data::F64(out), Some(shape))))
 }
 
+/// A typed array's element type, its length and a byte view of its elements.
+fn typed_view(v: &JsValue) -> Option<(ogham::prim::PrimType, usize, js_sys::Uint8Array)> {
+    macro_rules! typed {
+        ($($ty:ty => $name:literal),*) => {$(
+            if let Some(a) = v.dyn_ref::<$ty>() {
+                let bytes = js_sys::Uint8Array::new_with_byte_offset_and_length(
+                    &a.buffer(), a.byte_offset(), a.byte_length());
+                return Some((ogham::prim::PrimType::from_name($name)?, a.length() as usize, bytes));
+            }
+        )*};
+    }
+    typed! {
+        js_sys::Float32Array => "f32", js_sys::Float64Array => "f64", js_sys::Int32Array => "i32",
+        js_sys::BigInt64Array => "i64", js_sys::Uint8Array => "u8", js_sys::Int8Array => "i8",
+        js_sys::Int16Array => "i16", js_sys::Uint16Array => "u16", js_sys::Uint32Array => "u32",
+        js_sys::BigUint64Array => "u64", js_sys::Uint8ClampedArray => "u8"
+    }
+    None
+}
+
+/// A typed array already of the type its argument takes, as bytes copied in one piece; `None`
+/// when its elements need converting.
+fn js_packed(
+    v: &JsValue,
+    shape: Option<Vec<i64>>,
+    declared: Option<ogham::prim::PrimType>,
+    param: Option<&ogham::ir::EntryType>,
+) -> Result<Option<Packed>, String> {
+    let Some((natural, n, view)) = typed_view(v) else { return Ok(None) };
+    let target = declared.or(param.map(|p| p.elem)).unwrap_or(natural);
+    if target != natural || shape.as_ref().is_some_and(|s| s.is_empty()) {
+        return Ok(None);
+    }
+    args::packed_array(natural, n, view.to_vec(), shape, declared, param)
+}
+
 /// One argument given as a JS value, for `param` (none past the last parameter).
-fn js_arg(v: &JsValue, param: Option<&ogham::ir::EntryType>) -> Result<Value, String> {
+fn js_arg(v: &JsValue, param: Option<&ogham::ir::EntryType>) -> Result<Packed, String> {
+    js_value_arg(v, param).map(|v| match v {
+        Arg::Packed(p) => p,
+        Arg::Value(v) => Packed::from(&v),
+    })
+}
+
+/// An argument as JS gave it: bytes when it needed no conversion, else a converted value.
+enum Arg {
+    Packed(Packed),
+    Value(Value),
+}
+
+fn js_value_arg(v: &JsValue, param: Option<&ogham::ir::EntryType>) -> Result<Arg, String> {
     if let Some(t) = v.as_string() {
         let mut vs = text::parse_values(&t).map_err(|d| d.message)?;
         return match vs.len() {
-            1 => Ok(vs.remove(0)),
+            1 => Ok(Arg::Value(vs.remove(0))),
             n => Err(format!("expected one value in Futhark syntax, found {n}")),
         };
     }
     if let Some(b) = v.as_bool() {
-        return args::scalar(args::Scalar::Bool(b), param);
+        return args::scalar(args::Scalar::Bool(b), param).map(Arg::Value);
     }
     if let Some(x) = v.as_f64() {
-        return args::scalar(args::Scalar::Number(x), param);
+        return args::scalar(args::Scalar::Number(x), param).map(Arg::Value);
     }
     if v.is_bigint() {
         let x = i128::try_from(v.clone()).map_err(|_| "the BigInt does not fit in 64 bits")?;
-        return args::scalar(args::Scalar::BigInt(x), param);
+        return args::scalar(args::Scalar::BigInt(x), param).map(Arg::Value);
+    }
+    if let Some(p) = js_packed(v, None, None, param)? {
+        return Ok(Arg::Packed(p));
     }
     if let Some((data, shape)) = js_data(v)? {
-        return args::array(data, shape, None, param);
+        return args::array(data, shape, None, param).map(Arg::Value);
     }
     if v.is_object() {
         let field = |k: &str| Reflect::get(v, &k.into()).ok().filter(|x| !x.is_undefined());
@@ -752,14 +851,17 @@ fn js_arg(v: &JsValue, param: Option<&ogham::ir::EntryType>) -> Result<Value, St
         };
         let data = field("data")
             .ok_or("an array argument is `{shape, data}` with `data` a typed array")?;
+        if let Some(p) = js_packed(&data, shape.clone(), declared, param)? {
+            return Ok(Arg::Packed(p));
+        }
         let (data, inner) =
             js_data(&data)?.ok_or("`data` must be a typed array or an array of numbers")?;
         let value = args::array(data, shape.or(inner), declared, param)?;
         // A scalar result (shape []) passed back as an argument is that scalar.
-        return Ok(match value {
+        return Ok(Arg::Value(match value {
             Value::Array(a) if a.shape.is_empty() => Value::Prim(a.data[0]),
             v => v,
-        });
+        }));
     }
     Err("an argument is a number, a BigInt, a boolean, Futhark value text, a typed array or `{shape, data}`".into())
 }
@@ -769,9 +871,9 @@ fn js_args(
     args: &JsValue,
     entry: &str,
     params: Option<&[ogham::ir::EntryType]>,
-) -> Result<Vec<Value>, Vec<Diag>> {
+) -> Result<Vec<Packed>, Vec<Diag>> {
     if let Some(t) = args.as_string() {
-        return text_args(&t);
+        return text_args(&t).map(|vs| vs.iter().map(Packed::from).collect());
     }
     if args.is_undefined() || args.is_null() {
         return Ok(Vec::new());
@@ -822,7 +924,7 @@ pub fn run(source: String, entry: String, args: JsValue, options: JsValue) -> js
             p.run(&entry, &args).await
         };
         match go.await {
-            Ok(vs) => Ok(vs.iter().map(|v| value_js(v, true)).collect::<Array>().into()),
+            Ok(vs) => results_js(&vs, true),
             Err(ds) => Err(rejection(&ds)),
         }
     })
@@ -865,7 +967,7 @@ impl Program {
         let args = js_args(&args, &entry, p.params(&entry));
         wasm_bindgen_futures::future_to_promise(async move {
             match p.run(&entry, &args.map_err(|ds| rejection(&ds))?).await {
-                Ok(vs) => Ok(vs.iter().map(|v| value_js(v, false)).collect::<Array>().into()),
+                Ok(vs) => results_js(&vs, false),
                 Err(ds) => Err(rejection(&ds)),
             }
         })
@@ -886,7 +988,11 @@ pub async fn load(source: String, options: JsValue) -> Result<Program, JsValue> 
 /// A result (`{type, shape, data}`) in Futhark's value syntax.
 #[wasm_bindgen(js_name = formatValue)]
 pub fn format_value(value: JsValue) -> Result<String, JsValue> {
-    js_arg(&value, None).map(|v| text::format_value(&v)).map_err(|m| rejection(&arg_error(m)))
+    let v = match js_value_arg(&value, None).map_err(|m| rejection(&arg_error(m)))? {
+        Arg::Value(v) => v,
+        Arg::Packed(p) => p.to_value().map_err(|d| rejection(&[pipeline::diag(&d, "")]))?,
+    };
+    Ok(text::format_value(&v))
 }
 
 /// Random arguments for entry point `entry` of `source`, as Futhark values in one string: every

@@ -457,13 +457,33 @@ pub fn unknown_entry<'a>(entry: &str, names: impl Iterator<Item = &'a str>) -> c
     )
 }
 
+/// What checking an entry point's arguments needs of one: its element type and shape (`[]` for a
+/// scalar). Values implement it, and so do the packed arrays that backends' hosts pass around.
+pub trait ArgShape {
+    fn elem_type(&self) -> PrimType;
+    fn shape(&self) -> &[i64];
+}
+
+impl ArgShape for crate::value::Value {
+    fn elem_type(&self) -> PrimType {
+        crate::value::Value::elem_type(self)
+    }
+
+    fn shape(&self) -> &[i64] {
+        match self {
+            crate::value::Value::Prim(_) => &[],
+            crate::value::Value::Array(a) => &a.shape,
+        }
+    }
+}
+
 /// Check that `args` fit an entry point's parameters (count, element types and ranks), with the
 /// messages every executor gives.
-pub fn check_entry_args(
+pub fn check_entry_args<A: ArgShape>(
     entry: &str,
     params: &[EntryType],
     span: Span,
-    args: &[crate::value::Value],
+    args: &[A],
 ) -> Result<(), crate::Diagnostic> {
     let value_err = |msg: String| crate::Diagnostic::new(crate::diag::Phase::Value, span, msg);
     if args.len() != params.len() {
@@ -476,12 +496,13 @@ pub fn check_entry_args(
         )));
     }
     for (k, (a, t)) in args.iter().zip(params).enumerate() {
-        if a.elem_type() != t.elem || a.rank() != t.rank {
+        if a.elem_type() != t.elem || a.shape().len() != t.rank {
+            let dims: String = a.shape().iter().map(|d| format!("[{d}]")).collect();
             return Err(value_err(format!(
-                "argument {} of `{entry}`: expected `{}`, got `{}`",
+                "argument {} of `{entry}`: expected `{}`, got `{dims}{}`",
                 k + 1,
                 t.display,
-                a.type_string()
+                a.elem_type()
             )));
         }
     }
