@@ -5,8 +5,9 @@
  * how many timed runs there were. Once the timed runs have taken `budgetMs` in all, no more are
  * started (on a slow adapter a cell may then rest on fewer runs than asked; the table says so).
  */
-export async function timeRuns(fn, { warmup, runs, budgetMs = Infinity }) {
+export async function timeRuns(fn, { warmup, runs, budgetMs = Infinity, probe }) {
   const times = [];
+  const probed = [];
   let out;
   for (let i = 0; i < warmup; i++) out = await fn();
   let spent = 0;
@@ -16,9 +17,13 @@ export async function timeRuns(fn, { warmup, runs, budgetMs = Infinity }) {
     const t = performance.now() - t0;
     times.push(t);
     spent += t;
+    if (probe) probed.push(probe());
   }
   times.sort((a, b) => a - b);
+  probed.sort((a, b) => a - b);
   return {
+    // `probe()`'s median over the timed runs (a second measurement of each, e.g. the module's time).
+    probeMedian: probe ? probed[Math.floor(probed.length / 2)] : undefined,
     out,
     median: times[Math.floor(times.length / 2)],
     min: times[0],

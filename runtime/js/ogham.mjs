@@ -330,10 +330,14 @@ export class Program {
         vals.push(ptr);
       });
       let rec;
+      const t0 = performance.now();
       try {
         rec = x[ep.export](...dims, ...vals);
       } catch (e) {
         throw this.error(e);
+      } finally {
+        // The module's own time, without copying arguments in and results out.
+        this.callMs = performance.now() - t0;
       }
       const view = new DataView(x.memory.buffer);
       let addr = rec;
