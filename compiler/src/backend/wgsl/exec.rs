@@ -451,10 +451,17 @@ impl<D: Device> Exec<'_, D> {
                 self.dev.write(&copy, off, &[w]).await?;
                 self.env.insert(pat.var, HVal::Arr { buf: copy, elem, shape });
             }
-            HostStm::Launch { outs, shape, dispatch, span } => {
+            HostStm::Launch { outs, shape, dispatch, tiled, span } => {
                 let total = self.launch_outputs(outs, shape, *span).await?;
                 if total > 0 {
-                    let groups = total.div_ceil(WORKGROUP as u64);
+                    let groups = if *tiled {
+                        let t = super::tile::TILE as u64;
+                        let dims =
+                            shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?;
+                        dims.iter().map(|&d| (d.max(0) as u64).div_ceil(t)).product()
+                    } else {
+                        total.div_ceil(WORKGROUP as u64)
+                    };
                     self.run_dispatch(dispatch, &[], &[], groups, *span).await?;
                 }
             }

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use super::kernel::{buffer_decls, load, store, to_i32, Gen, KVal, R};
+use super::tile;
 use super::{
     internal, unsupported, wgsl_type, Access, BufRef, Dispatch, GpuProgram, HostBody, HostFun,
     HostStm, Kernel, Site, WORKGROUP,
@@ -383,6 +384,7 @@ impl HostGen<'_> {
                 }
                 self.tabulate(s, out)?
             }
+            Exp::Map { .. } if self.tileable(s) => self.tiled(s, out)?,
             Exp::Map { lam, arrs, .. } if seg_scan(lam) => self.seg_scan(s, lam, arrs, out)?,
             Exp::Map { lam, arrs, .. } if seg_reduce_at(self.prog, lam).is_some() => {
                 self.seg_reduce(s, lam, arrs, out)?
@@ -504,6 +506,7 @@ impl HostGen<'_> {
             outs,
             shape,
             dispatch: Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() },
+            tiled: false,
             span: s.span,
         });
         Ok(())
@@ -618,6 +621,52 @@ impl HostGen<'_> {
             outs: s.pat.clone(),
             shape: vec![outer],
             dispatch,
+            tiled: false,
+            span: s.span,
+        });
+        Ok(())
+    }
+
+    /// Whether `s` is a matrix-product nest (`tile::product`) whose rows' length the host knows.
+    fn tileable(&self, s: &ir::Stm) -> bool {
+        tile::product(s).is_some_and(|p| match p.k {
+            Atom::Const(_) => true,
+            Atom::Var(v) => matches!(self.types.get(&v), Some(Type::Prim(_))),
+        })
+    }
+
+    /// A matrix-product nest as one workgroup per block of the result (see `tile`).
+    fn tiled(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
+        let prod = tile::product(s).ok_or_else(|| internal(s.span, "matrix product"))?;
+        let [res] = s.pat.as_slice() else { return Err(internal(s.span, "matrix product")) };
+        let Type::Array { elem: acc_t, shape } = &res.ty else {
+            return Err(internal(s.span, "matrix product"));
+        };
+        let (acc_t, shape) = (*acc_t, shape.clone());
+        let row_elem = |v: Var| match self.types.get(&v) {
+            Some(Type::Array { elem, .. }) => Ok(*elem),
+            _ => Err(internal(s.span, "matrix product")),
+        };
+        let elems = [row_elem(prod.a)?, row_elem(prod.b)?];
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
+            let n = gen.dim(&shape[0])?;
+            let n = gen.let_(&n, PrimType::Int(ir_i32()));
+            let p = gen.dim(&shape[1])?;
+            let p = gen.let_(&p, PrimType::Int(ir_i32()));
+            let out_buf = gen.buffer(BufRef::Var(res.var), acc_t, Access::ReadWrite);
+            let shared = tile::emit(&mut gen, &prod, [&n, &p], elems, acc_t, out_buf)?;
+            let wgsl = assemble(&gen, &shared, "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        let dispatch = self.finish(types, sites, res, "matmul".into())?;
+        out.push(HostStm::Launch {
+            outs: s.pat.clone(),
+            shape,
+            dispatch,
+            tiled: true,
             span: s.span,
         });
         Ok(())

@@ -30,6 +30,7 @@ mod kernel;
 mod prelude;
 mod print;
 mod scalar;
+mod tile;
 
 #[cfg(test)]
 mod tests;
@@ -94,6 +95,9 @@ pub enum HostStm {
         outs: Vec<Param>,
         shape: Vec<ir::Dim>,
         dispatch: Dispatch,
+        /// One workgroup per `tile::TILE`×`TILE` block of the two-dimensional `shape` instead
+        /// of one invocation per element (a matrix-product nest).
+        tiled: bool,
         span: Span,
     },
     /// A map whose function ends in a scalar `reduce` (a segmented reduction): `group` runs one
@@ -245,7 +249,12 @@ pub(crate) fn internal(span: Span, what: impl std::fmt::Display) -> Diagnostic {
 /// handle (an `unsupported on the GPU backend: ...` error at its span), is left out and running
 /// it reports that error; if every entry is left out, the first error is the program's.
 pub fn compile(prog: &ir::Program) -> Result<GpuProgram, Vec<Diagnostic>> {
-    let (prog, mut rejected) = without_f64_entries(prog).map_err(|d| vec![d])?;
+    let (mut prog, mut rejected) = without_f64_entries(prog).map_err(|d| vec![d])?;
+    // As for the wasm backend: a map that only calls a small function gets its body, and a
+    // transpose inside a map function of an array bound outside it is made once, before the
+    // map, so that matrix-product nests written either way are found (see `tile`).
+    crate::opt::inline_map_calls(&mut prog);
+    crate::opt::hoist_map_invariants(&mut prog);
     let mut gp = match host::generate(&prog) {
         Ok(gp) => gp,
         Err(d) if prog.entries.len() > 1 => {

@@ -112,11 +112,12 @@ impl Printer<'_> {
                         let _ = writeln!(out, "{pad}{l}");
                     }
                 }
-                HostStm::Launch { outs, shape, dispatch, .. } => {
+                HostStm::Launch { outs, shape, dispatch, tiled, .. } => {
                     let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
+                    let per = if *tiled { " per 16x16 block" } else { "" };
                     let _ = writeln!(
                         out,
-                        "{pad}let {} = launch{dims} {}",
+                        "{pad}let {} = launch{dims}{per} {}",
                         self.pat(outs),
                         self.dispatch(dispatch)
                     );

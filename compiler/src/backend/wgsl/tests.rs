@@ -411,3 +411,38 @@ fn a_row_reduction_two_map_levels_down_runs_once_per_row() {
     // The sums: one loop per [b][n] element; the quotients: no loop per [b][n][m] element.
     assert_eq!(launches, [(2, 1), (3, 0)], "{}", show(&gp));
 }
+
+fn tiled_launches(gp: &GpuProgram) -> Vec<String> {
+    host_stms(gp)
+        .into_iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { tiled: true, dispatch, .. } => {
+                Some(gp.kernels[dispatch.kernel].name.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn matrix_product_nests_run_per_block_of_the_result() {
+    // Written with the transpose inside the outer function: it is hoisted, and the nest tiled.
+    let src = "entry main [n][m][p] (a: [n][m]f32) (b: [m][p]f32) : [n][p]f32 =\n  \
+               map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose b)) a";
+    let gp = gpu(src).unwrap();
+    let tiled = tiled_launches(&gp);
+    assert_eq!(tiled.len(), 1, "{}", show(&gp));
+    assert!(tiled[0].starts_with("matmul"), "{}", show(&gp));
+    let k = gp.kernels.iter().find(|k| k.name == tiled[0]).unwrap();
+    validate(&k.wgsl).unwrap();
+    assert_eq!(k.wgsl.matches("workgroupBarrier()").count(), 2, "{}", k.wgsl);
+    assert!(show(&gp).contains("per 16x16 block"), "{}", show(&gp));
+}
+
+#[test]
+fn nests_whose_functions_read_the_rows_are_not_tiled() {
+    let src = "entry main [n][m][p] (a: [n][m]f32) (bt: [p][m]f32) : [n][p]f32 =\n  \
+               map (\\r -> map (\\c -> f32.sum (map2 (\\x y -> x * y + r[0]) r c)) bt) a";
+    let gp = gpu(src).unwrap();
+    assert!(tiled_launches(&gp).is_empty(), "{}", show(&gp));
+}
