@@ -458,7 +458,9 @@ impl<D: Device> Exec<'_, D> {
                         let t = super::tile::TILE as u64;
                         let dims =
                             shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?;
-                        dims.iter().map(|&d| (d.max(0) as u64).div_ceil(t)).product()
+                        let blocks: u64 =
+                            dims.iter().map(|&d| (d.max(0) as u64).div_ceil(t)).product();
+                        blocks.div_ceil(WORKGROUP as u64)
                     } else {
                         total.div_ceil(WORKGROUP as u64)
                     };

@@ -19,7 +19,8 @@ struct HostGen<'a> {
     prog: &'a ir::Program,
     types: HashMap<Var, Type>,
     /// Host arrays that kernels compute where they read them instead of binding their buffers
-    /// (replicates of scalars and iotas): a storage buffer fewer per kernel that uses one.
+    /// (replicates of scalars and iotas: a storage buffer fewer per kernel that uses one;
+    /// transpositions, read through their source: no pass over memory to make them).
     virt: HashMap<Var, Exp>,
     kernels: Vec<Kernel>,
     sites: Vec<Site>,
@@ -384,6 +385,14 @@ impl HostGen<'_> {
                 }
                 self.tabulate(s, out)?
             }
+            // A transposition is read through its source where kernels use it (a matrix
+            // product reads `b` for `transpose b`), and made only if the host itself uses it.
+            Exp::Rearrange { arr, .. } if !self.virt.contains_key(arr) => {
+                if let [p] = s.pat.as_slice() {
+                    self.virt.insert(p.var, s.exp.clone());
+                }
+                self.tabulate(s, out)?
+            }
             Exp::Map { .. } if self.tileable(s) => self.tiled(s, out)?,
             Exp::Map { lam, arrs, .. } if seg_scan(lam) => self.seg_scan(s, lam, arrs, out)?,
             Exp::Map { lam, arrs, .. } if seg_reduce_at(self.prog, lam).is_some() => {
@@ -647,7 +656,8 @@ impl HostGen<'_> {
             Some(Type::Array { elem, .. }) => Ok(*elem),
             _ => Err(internal(s.span, "matrix product")),
         };
-        let elems = [row_elem(prod.a)?, row_elem(prod.b)?];
+        row_elem(prod.a)?;
+        row_elem(prod.b)?;
         let types = std::mem::take(&mut self.types);
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
@@ -657,8 +667,8 @@ impl HostGen<'_> {
             let p = gen.dim(&shape[1])?;
             let p = gen.let_(&p, PrimType::Int(ir_i32()));
             let out_buf = gen.buffer(BufRef::Var(res.var), acc_t, Access::ReadWrite);
-            let shared = tile::emit(&mut gen, &prod, [&n, &p], elems, acc_t, out_buf)?;
-            let wgsl = assemble(&gen, &shared, "");
+            tile::emit(&mut gen, &prod, [&n, &p], acc_t, out_buf)?;
+            let wgsl = assemble(&gen, "", "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         let dispatch = self.finish(types, sites, res, "matmul".into())?;

@@ -365,6 +365,13 @@ impl<'a> Gen<'a> {
                     let (step, _) = self.scalar(step)?;
                     KVal::Arr(Rc::new(DArr::Iota { n, start, step, ty: PrimType::Int(*it) }))
                 }
+                Exp::Rearrange { arr, perm } => {
+                    let inner = self.arr(*arr)?;
+                    let idims = inner.dims();
+                    let dims =
+                        perm.iter().map(|&p| idims.get(p).cloned().unwrap_or_default()).collect();
+                    KVal::Arr(Rc::new(DArr::Perm { perm: perm.clone(), inner, dims }))
+                }
                 _ => return Err(internal(self.span, "a virtual array")),
             };
             self.inputs.insert(v, k.clone());

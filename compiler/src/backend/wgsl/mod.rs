@@ -95,8 +95,8 @@ pub enum HostStm {
         outs: Vec<Param>,
         shape: Vec<ir::Dim>,
         dispatch: Dispatch,
-        /// One workgroup per `tile::TILE`×`TILE` block of the two-dimensional `shape` instead
-        /// of one invocation per element (a matrix-product nest).
+        /// One invocation per `tile::TILE`×`TILE` block of the two-dimensional `shape` instead
+        /// of one per element (a matrix-product nest).
         tiled: bool,
         span: Span,
     },

@@ -114,7 +114,7 @@ impl Printer<'_> {
                 }
                 HostStm::Launch { outs, shape, dispatch, tiled, .. } => {
                     let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
-                    let per = if *tiled { " per 16x16 block" } else { "" };
+                    let per = if *tiled { " per 4x4 block" } else { "" };
                     let _ = writeln!(
                         out,
                         "{pad}let {} = launch{dims}{per} {}",
