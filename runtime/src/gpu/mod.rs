@@ -43,6 +43,8 @@ pub struct Gpu {
     max_storage_buffers: u32,
     /// Bytes of array buffers alive.
     memory: Rc<MemMeter>,
+    /// A software adapter (lavapipe, SwiftShader): see `exec::Device::software`.
+    software: bool,
 }
 
 /// Bytes of the buffers that hold arrays (arguments, intermediate arrays, results): those alive
@@ -225,6 +227,9 @@ impl Gpu {
             .await
             .map_err(|e| no_adapter(format!("no GPU adapter found: {e}")))?;
         let limits = adapter.limits();
+        // Natively lavapipe reports a CPU device; in browsers SwiftShader is the fallback adapter,
+        // which wgpu reports the same way.
+        let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("ogham"),
@@ -255,6 +260,7 @@ impl Gpu {
             max_words,
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
             memory: Rc::default(),
+            software,
         })
     }
 
@@ -469,6 +475,10 @@ fn bytes(words: &[u32]) -> Vec<u8> {
 
 impl exec::Device for Dev<'_> {
     type Buf = Buf;
+
+    fn software(&self) -> bool {
+        self.gpu.software
+    }
 
     async fn alloc(&mut self, words: u64) -> Result<Buf, Diagnostic> {
         Ok(Buf(Rc::new(self.buffer(words).await?)))

@@ -30,6 +30,12 @@ use crate::value::{ArrayValue, Value};
 #[allow(async_fn_in_trait)]
 pub trait Device {
     type Buf: Clone;
+    /// Whether the device is a CPU running shaders in software (lavapipe, SwiftShader). There
+    /// every workgroup barrier splits the shader and costs more than the work between two, and
+    /// a few workgroups fill the cores, so schedules that synchronise less are chosen.
+    fn software(&self) -> bool {
+        false
+    }
     /// A zero-filled buffer of at least `words` words (at least one).
     async fn alloc(&mut self, words: u64) -> Result<Self::Buf, Diagnostic>;
     async fn upload(&mut self, words: &[u32]) -> Result<Self::Buf, Diagnostic>;
@@ -474,6 +480,10 @@ impl<D: Device> Exec<'_, D> {
                         Some(a) => self.int(a, *span)? < SEG_GROUP_MIN,
                         None => false,
                     };
+                    // On a software device, enough segments for several workgroups of one
+                    // invocation each beat a workgroup per segment and its tree of barriers
+                    // (softmax over 1024 rows of 1024 on lavapipe: 105 → 33 ms).
+                    let short = short || (self.dev.software() && total >= SOFTWARE_SEG_THREADS);
                     if short {
                         let groups = total.div_ceil(WORKGROUP as u64);
                         self.run_dispatch(thread, &[], &[], groups, *span).await?;
@@ -630,6 +640,10 @@ impl<D: Device> Exec<'_, D> {
 fn op_bool(r: Result<bool, String>, span: Span) -> R<bool> {
     r.map_err(|m| rt(span, m))
 }
+
+/// Segments from which a software device reduces each with one invocation, whatever their width
+/// (four workgroups).
+const SOFTWARE_SEG_THREADS: u64 = 4 * WORKGROUP as u64;
 
 /// Workgroups of a reduction or scan over `n` elements.
 pub fn groups_for(n: i64) -> u64 {

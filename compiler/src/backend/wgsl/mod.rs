@@ -104,7 +104,8 @@ pub enum HostStm {
     /// workgroup per element of `shape` (the segment), its threads folding the segment and
     /// combining their values with a tree in workgroup memory; `thread` (an ordinary launch)
     /// runs one invocation per segment. The executor takes `thread` when the segment width
-    /// `seg_w` is known on the host and below [`SEG_GROUP_MIN`].
+    /// `seg_w` is known on the host and below [`SEG_GROUP_MIN`], and on software devices when
+    /// there are many segments.
     SegReduce {
         outs: Vec<Param>,
         shape: Vec<ir::Dim>,
