@@ -5,8 +5,10 @@
 
 use ogham::backend::wasm::{elem_size, EntryAbi, ErrorCode, Manifest, ERR_ARGS, HEAP_BASE};
 use ogham::diag::{Diagnostic, Phase, Span};
-use ogham::prim::{f16, FloatType, IntType, PrimType, PrimValue};
-use ogham::value::{ArrayValue, Value};
+use ogham::prim::{PrimType, PrimValue};
+pub use ogham::value::packed::Packed;
+use ogham::value::packed::{elem_count, read_scalar};
+use ogham::value::Value;
 
 /// A wasm value crossing the boundary.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -15,76 +17,6 @@ pub enum Word {
     I64(i64),
     F32(f32),
     F64(f64),
-}
-
-/// An argument or result as the module's memory holds it: a scalar, or an array's shape and its
-/// elements' little-endian bytes (a `bool` is one byte, 0 or 1; an `f16` its 16 bits). Hosts
-/// whose data is already bytes (typed arrays in JS) pass arrays this way without building a
-/// [`Value`] element by element.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Packed {
-    Prim(PrimValue),
-    Array { elem: PrimType, shape: Vec<i64>, bytes: Vec<u8> },
-}
-
-impl ogham::ir::ArgShape for Packed {
-    fn elem_type(&self) -> PrimType {
-        match self {
-            Packed::Prim(p) => p.ty(),
-            Packed::Array { elem, .. } => *elem,
-        }
-    }
-
-    fn shape(&self) -> &[i64] {
-        match self {
-            Packed::Prim(_) => &[],
-            Packed::Array { shape, .. } => shape,
-        }
-    }
-}
-
-impl From<&Value> for Packed {
-    fn from(v: &Value) -> Packed {
-        match v {
-            Value::Prim(p) => Packed::Prim(*p),
-            Value::Array(av) => {
-                let mut bytes = Vec::with_capacity(av.data.len() * elem_size(av.elem) as usize);
-                for p in &av.data {
-                    put_scalar(*p, &mut bytes);
-                }
-                Packed::Array { elem: av.elem, shape: av.shape.clone(), bytes }
-            }
-        }
-    }
-}
-
-impl Packed {
-    /// The value, element by element; an error if the bytes do not hold the shape's elements.
-    pub fn to_value(&self) -> Result<Value, Diagnostic> {
-        match self {
-            Packed::Prim(p) => Ok(Value::Prim(*p)),
-            Packed::Array { elem, shape, bytes } => {
-                let es = elem_size(*elem) as usize;
-                let n = elem_count(shape).ok_or_else(|| internal("bad array shape"))?;
-                if Some(bytes.len()) != n.checked_mul(es) {
-                    return Err(internal("an array's bytes do not match its shape"));
-                }
-                let data: Vec<PrimValue> = bytes
-                    .chunks_exact(es)
-                    .map(|c| read_scalar(*elem, c))
-                    .collect::<Option<_>>()
-                    .ok_or_else(|| internal("bad array element"))?;
-                ArrayValue::new(*elem, shape.clone(), data)
-                    .map(Value::Array)
-                    .ok_or_else(|| internal("an array does not match its shape"))
-            }
-        }
-    }
-}
-
-/// The number of elements of an array of `shape`, if it is a valid one.
-fn elem_count(shape: &[i64]) -> Option<usize> {
-    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(usize::try_from(d).ok()?))
 }
 
 /// Why a call did not return.
@@ -110,50 +42,6 @@ pub trait Host {
 
 pub fn internal(msg: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Phase::Runtime, Span::DUMMY, format!("internal error: {}", msg.into()))
-}
-
-/// Append one element's little-endian bytes (no allocation per element: arguments can have
-/// millions).
-fn put_scalar(p: PrimValue, out: &mut Vec<u8>) {
-    match p {
-        PrimValue::Bool(b) => out.push(b as u8),
-        PrimValue::I8(x) => out.extend_from_slice(&x.to_le_bytes()),
-        PrimValue::I16(x) => out.extend_from_slice(&x.to_le_bytes()),
-        PrimValue::I32(x) => out.extend_from_slice(&x.to_le_bytes()),
-        PrimValue::I64(x) => out.extend_from_slice(&x.to_le_bytes()),
-        PrimValue::U8(x) => out.push(x),
-        PrimValue::U16(x) => out.extend_from_slice(&x.to_le_bytes()),
-        PrimValue::U32(x) => out.extend_from_slice(&x.to_le_bytes()),
-        PrimValue::U64(x) => out.extend_from_slice(&x.to_le_bytes()),
-        PrimValue::F16(x) => out.extend_from_slice(&x.to_bits().to_le_bytes()),
-        PrimValue::F32(x) => out.extend_from_slice(&x.to_bits().to_le_bytes()),
-        PrimValue::F64(x) => out.extend_from_slice(&x.to_bits().to_le_bytes()),
-    }
-}
-
-/// Read one element of type `t` from `bytes` (at least `elem_size(t)` long).
-fn read_scalar(t: PrimType, b: &[u8]) -> Option<PrimValue> {
-    let a = |n: usize| b.get(..n);
-    Some(match t {
-        PrimType::Bool => PrimValue::Bool(*b.first()? != 0),
-        PrimType::Int(IntType::I8) => PrimValue::I8(i8::from_le_bytes(a(1)?.try_into().ok()?)),
-        PrimType::Int(IntType::U8) => PrimValue::U8(*b.first()?),
-        PrimType::Int(IntType::I16) => PrimValue::I16(i16::from_le_bytes(a(2)?.try_into().ok()?)),
-        PrimType::Int(IntType::U16) => PrimValue::U16(u16::from_le_bytes(a(2)?.try_into().ok()?)),
-        PrimType::Int(IntType::I32) => PrimValue::I32(i32::from_le_bytes(a(4)?.try_into().ok()?)),
-        PrimType::Int(IntType::U32) => PrimValue::U32(u32::from_le_bytes(a(4)?.try_into().ok()?)),
-        PrimType::Int(IntType::I64) => PrimValue::I64(i64::from_le_bytes(a(8)?.try_into().ok()?)),
-        PrimType::Int(IntType::U64) => PrimValue::U64(u64::from_le_bytes(a(8)?.try_into().ok()?)),
-        PrimType::Float(FloatType::F16) => {
-            PrimValue::F16(f16::from_bits(u16::from_le_bytes(a(2)?.try_into().ok()?)))
-        }
-        PrimType::Float(FloatType::F32) => {
-            PrimValue::F32(f32::from_bits(u32::from_le_bytes(a(4)?.try_into().ok()?)))
-        }
-        PrimType::Float(FloatType::F64) => {
-            PrimValue::F64(f64::from_bits(u64::from_le_bytes(a(8)?.try_into().ok()?)))
-        }
-    })
 }
 
 fn word(p: PrimValue) -> Word {
@@ -216,7 +104,8 @@ pub fn run_with_peak(
 ) -> Result<(Vec<Value>, Option<u64>), Diagnostic> {
     let packed: Vec<Packed> = args.iter().map(Packed::from).collect();
     let (results, peak) = run_packed(h, manifest, entry, &packed)?;
-    let values = results.iter().map(Packed::to_value).collect::<Result<_, _>>()?;
+    let values =
+        results.iter().map(|r| r.to_value().map_err(internal)).collect::<Result<_, _>>()?;
     Ok((values, peak))
 }
 
@@ -318,43 +207,4 @@ fn trap_diagnostic(h: &mut impl Host, manifest: &Manifest, trap: &str) -> Diagno
         return internal(format!("the wasm module trapped: {trap}"));
     }
     manifest.error(code, site, &args)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ogham::value::text::parse_values;
-
-    #[test]
-    fn packing_round_trips_every_element_type() {
-        let text = "[[1.5f32, -2f32], [0f32, 3e30f32]] [true, false, true] [1.5f16, -0.25f16] \
-                    [-1i8, 127i8] [65535u16] [-9223372036854775808i64] [18446744073709551615u64] \
-                    [0.1f64] empty([0][3]i32) 7i32 false";
-        for v in parse_values(text).unwrap() {
-            let p = Packed::from(&v);
-            assert_eq!(p.to_value().unwrap(), v);
-        }
-    }
-
-    #[test]
-    fn packed_layout_is_the_modules() {
-        let v = &parse_values("[[1f32, 2f32]] [true, false]").unwrap();
-        match Packed::from(&v[0]) {
-            Packed::Array { shape, bytes, .. } => {
-                assert_eq!(shape, vec![1, 2]);
-                assert_eq!(bytes, [1f32.to_le_bytes(), 2f32.to_le_bytes()].concat());
-            }
-            p => panic!("{p:?}"),
-        }
-        assert!(matches!(Packed::from(&v[1]), Packed::Array { bytes, .. } if bytes == [1, 0]));
-    }
-
-    #[test]
-    fn bytes_that_do_not_hold_the_shape_are_an_error() {
-        let f32 = PrimType::Float(FloatType::F32);
-        let short = Packed::Array { elem: f32, shape: vec![2, 2], bytes: vec![0; 12] };
-        assert!(short.to_value().unwrap_err().message.contains("do not match"));
-        let negative = Packed::Array { elem: f32, shape: vec![-1], bytes: vec![] };
-        assert!(negative.to_value().is_err());
-    }
 }

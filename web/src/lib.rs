@@ -164,7 +164,7 @@ fn value_js(v: &Value, with_text: bool) -> Object {
 /// A result as [`value_js`] gives it, from the module's bytes: an array's typed array is a view
 /// of one copy of them (an `f16` array, which JS has no typed array for, is widened to f32).
 fn packed_js(p: &Packed, with_text: bool) -> Result<Object, Vec<Diag>> {
-    let value = |p: &Packed| p.to_value().map_err(|d| vec![pipeline::diag(&d, "")]);
+    let value = |p: &Packed| p.to_value().map_err(|m| vec![pipeline::diag(&abi::internal(m), "")]);
     let Packed::Array { elem, shape, bytes } = p else {
         return Ok(value_js(&value(p)?, with_text));
     };
@@ -651,9 +651,10 @@ impl Prepared {
 
     async fn run(&self, entry: &str, args: &[Packed]) -> Result<Vec<Packed>, Vec<Diag>> {
         let one = |d: ogham::Diagnostic| vec![pipeline::diag(&d, &self.source)];
-        // The wasm module takes arrays as bytes; the interpreter and the GPU executor as values.
+        // The wasm module and the GPU executor take arrays as bytes; the interpreter as values.
         let values = || -> Result<Vec<Value>, Vec<Diag>> {
-            args.iter().map(Packed::to_value).collect::<Result<_, _>>().map_err(one)
+            let value = |p: &Packed| p.to_value().map_err(abi::internal);
+            args.iter().map(value).collect::<Result<_, _>>().map_err(one)
         };
         let packed = |vs: Vec<Value>| vs.iter().map(Packed::from).collect();
         match &self.exec {
@@ -677,7 +678,7 @@ impl Prepared {
                         (g, l)
                     }
                 };
-                g.run_entry(&l, entry, &values()?).await.map(packed).map_err(one)
+                g.run_entry_packed(&l, entry, args).await.map_err(one)
             }
         }
     }
@@ -990,7 +991,7 @@ pub async fn load(source: String, options: JsValue) -> Result<Program, JsValue> 
 pub fn format_value(value: JsValue) -> Result<String, JsValue> {
     let v = match js_value_arg(&value, None).map_err(|m| rejection(&arg_error(m)))? {
         Arg::Value(v) => v,
-        Arg::Packed(p) => p.to_value().map_err(|d| rejection(&[pipeline::diag(&d, "")]))?,
+        Arg::Packed(p) => p.to_value().map_err(|m| rejection(&arg_error(m)))?,
     };
     Ok(text::format_value(&v))
 }

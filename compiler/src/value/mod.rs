@@ -1,6 +1,7 @@
 //! Run-time values as the outside world sees them: scalars and regular arrays of scalars, and
 //! Futhark's textual value format (`text`) for reading arguments and printing results.
 
+pub mod packed;
 pub mod text;
 
 use crate::prim::{PrimType, PrimValue};

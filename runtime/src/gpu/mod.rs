@@ -21,6 +21,7 @@ use std::task::{Context, Poll, Waker};
 use ogham::backend::wgsl::{self, exec, Access, GpuProgram, MAX_ERR_ARGS};
 use ogham::diag::{Diagnostic, Phase, Span};
 use ogham::driver;
+use ogham::value::packed::Packed;
 use ogham::value::Value;
 
 /// A compiled kernel and the layout of its bindings.
@@ -380,6 +381,23 @@ impl Gpu {
         entry: &str,
         args: &[Value],
     ) -> Result<Vec<Value>, Diagnostic> {
+        let mut dev = self.dev(l).await?;
+        exec::run_entry(&l.prog, &mut dev, entry, args).await
+    }
+
+    /// [`Gpu::run_entry`] on arguments and results as bytes (`exec::run_entry_packed`).
+    pub async fn run_entry_packed(
+        &self,
+        l: &Loaded,
+        entry: &str,
+        args: &[Packed],
+    ) -> Result<Vec<Packed>, Diagnostic> {
+        let mut dev = self.dev(l).await?;
+        exec::run_entry_packed(&l.prog, &mut dev, entry, args).await
+    }
+
+    /// A run's view of the device: `l`'s pipelines and a fresh error record.
+    async fn dev<'a>(&'a self, l: &'a Loaded) -> Result<Dev<'a>, Diagnostic> {
         self.check_lost()?;
         let err = self
             .scoped("allocating the error record", || {
@@ -393,8 +411,7 @@ impl Gpu {
                 }))
             })
             .await?;
-        let mut dev = Dev { gpu: self, pipelines: &l.pipelines, err };
-        exec::run_entry(&l.prog, &mut dev, entry, args).await
+        Ok(Dev { gpu: self, pipelines: &l.pipelines, err })
     }
 
     async fn read(

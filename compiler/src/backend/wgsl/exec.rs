@@ -21,7 +21,8 @@ use crate::diag::{Diagnostic, Phase, Span};
 use crate::interp::prim_ops;
 use crate::ir::{self, Atom, Dim, Exp, LoopForm, Param, Type, Var};
 use crate::prim::{f16, FloatType, IntType, PrimType, PrimValue};
-use crate::value::{ArrayValue, Value};
+use crate::value::packed::{self, Packed};
+use crate::value::Value;
 
 /// What the host schedule needs from a GPU. Buffers hold 32-bit words. Every operation may
 /// wait for the device (GPU errors are reported asynchronously in WebGPU), so all are `async`.
@@ -168,13 +169,31 @@ fn elements(shape: &[i64], span: Span) -> R<u64> {
     }
 }
 
-/// Run one entry point.
+/// Run entry point `entry` of `prog` on `args`: arguments are uploaded, the host schedule runs,
+/// results are downloaded.
 pub async fn run_entry<D: Device>(
     prog: &GpuProgram,
     dev: &mut D,
     entry: &str,
     args: &[Value],
 ) -> Result<Vec<Value>, Diagnostic> {
+    let packed: Vec<Packed> = args.iter().map(Packed::from).collect();
+    let results = run_entry_packed(prog, dev, entry, &packed).await?;
+    let span = Span::DUMMY;
+    results
+        .iter()
+        .map(|r| r.to_value().map_err(|m| rt(span, format!("internal error: {m}"))))
+        .collect()
+}
+
+/// [`run_entry`] on arguments and results as bytes: arrays of 32-bit elements are the buffers'
+/// words as they are, with no value built per element.
+pub async fn run_entry_packed<D: Device>(
+    prog: &GpuProgram,
+    dev: &mut D,
+    entry: &str,
+    args: &[Packed],
+) -> Result<Vec<Packed>, Diagnostic> {
     if let Some((_, d)) = prog.rejected.iter().find(|(name, _)| name == entry) {
         return Err(d.clone());
     }
@@ -185,22 +204,17 @@ pub async fn run_entry<D: Device>(
     ir::check_entry_args(entry, &ep.params, ep.span, args)?;
     let mut vals: Vec<HVal<D::Buf>> = Vec::new();
     for a in args {
-        if let Value::Array(arr) = a {
-            vals.extend(arr.shape.iter().map(|&d| HVal::Prim(PrimValue::I64(d))));
+        if let Packed::Array { shape, .. } = a {
+            vals.extend(shape.iter().map(|&d| HVal::Prim(PrimValue::I64(d))));
         }
     }
     for a in args {
         vals.push(match a {
-            Value::Prim(p) => HVal::Prim(*p),
-            Value::Array(arr) => {
-                elements(&arr.shape, ep.span)?;
-                let words =
-                    arr.data.iter().map(|p| to_word(*p, ep.span)).collect::<R<Vec<u32>>>()?;
-                HVal::Arr {
-                    buf: dev.upload(&words).await?,
-                    elem: arr.elem,
-                    shape: arr.shape.clone(),
-                }
+            Packed::Prim(p) => HVal::Prim(*p),
+            Packed::Array { elem, shape, bytes } => {
+                elements(shape, ep.span)?;
+                let words = to_words(*elem, bytes, ep.span)?;
+                HVal::Arr { buf: dev.upload(&words).await?, elem: *elem, shape: shape.clone() }
             }
         });
     }
@@ -217,19 +231,47 @@ pub async fn run_entry<D: Device>(
     let mut out = Vec::new();
     for v in res.into_iter().skip(exist) {
         out.push(match v {
-            HVal::Prim(p) => Value::Prim(p),
+            HVal::Prim(p) => Packed::Prim(p),
             HVal::Arr { buf, elem, shape } => {
                 let n = elements(&shape, ep.span)?;
                 let words = if n == 0 { Vec::new() } else { ex.dev.download(&buf, 0, n).await? };
-                let data = words.into_iter().map(|w| from_word(w, elem)).collect();
-                Value::Array(
-                    ArrayValue::new(elem, shape, data)
-                        .ok_or_else(|| rt(ep.span, "internal error: a result of the wrong size"))?,
-                )
+                Packed::Array { elem, shape, bytes: from_words(elem, &words) }
             }
         });
     }
     Ok(out)
+}
+
+/// An array's elements as buffer words: 32-bit elements are their own words; the others are
+/// widened (or narrowed, for 64-bit values that fit) one by one, as [`to_word`] does.
+fn to_words(elem: PrimType, bytes: &[u8], span: Span) -> R<Vec<u32>> {
+    let size = packed::elem_size(elem);
+    if size == 4 {
+        return Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect());
+    }
+    bytes
+        .chunks_exact(size)
+        .map(|c| {
+            let p = packed::read_scalar(elem, c)
+                .ok_or_else(|| rt(span, "internal error: a bad array element"))?;
+            to_word(p, span)
+        })
+        .collect()
+}
+
+/// Buffer words as the bytes of an array of `elem` (the inverse of [`to_words`]).
+fn from_words(elem: PrimType, words: &[u32]) -> Vec<u8> {
+    if packed::elem_size(elem) == 4 {
+        return words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    }
+    let mut out = Vec::with_capacity(words.len() * packed::elem_size(elem));
+    for &w in words {
+        packed::put_scalar(from_word(w, elem), &mut out);
+    }
+    out
 }
 
 struct Exec<'a, D: Device> {
