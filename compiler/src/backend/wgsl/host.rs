@@ -24,6 +24,8 @@ struct HostGen<'a> {
     virt: HashMap<Var, Exp>,
     kernels: Vec<Kernel>,
     sites: Vec<Site>,
+    /// Maps whose one use is as an array of a host-level `reduce` or `scan`: see `body`.
+    fused: std::collections::HashSet<Var>,
     /// Host functions: `Some` once generated (or being generated).
     funs: Vec<Option<HostFun>>,
     todo: Vec<usize>,
@@ -36,6 +38,7 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
         prog,
         types: HashMap::new(),
         virt: HashMap::new(),
+        fused: Default::default(),
         kernels: Vec::new(),
         sites: Vec::new(),
         funs: vec![None; prog.funs.len()],
@@ -209,6 +212,7 @@ impl HostGen<'_> {
     }
 
     fn body(&mut self, b: &ir::Body) -> R<HostBody> {
+        self.find_fused(b);
         let mut stms = Vec::new();
         for s in &b.stms {
             self.stm(s, &mut stms)?;
@@ -229,6 +233,38 @@ impl HostGen<'_> {
             }
         }
         Ok(HostBody { stms, result: b.result.clone() })
+    }
+
+    /// A cheap map (scalar statements without loops, one result, at most two arrays) whose result
+    /// is used once, as an array of a `reduce` or `scan` of the same body, is computed where that
+    /// reduction reads it (a virtual `DArr::Map`): `f32.sum (map2 (*) xs ys)` reads `xs` and `ys`
+    /// once, instead of writing the products and reading them back.
+    fn find_fused(&mut self, b: &ir::Body) {
+        let mut uses: HashMap<Var, usize> = HashMap::new();
+        let mut copy = b.clone();
+        crate::ad::walk::body_vars(&mut copy, &mut |v, binder| {
+            if !binder {
+                *uses.entry(*v).or_default() += 1;
+            }
+        });
+        for st in &b.stms {
+            let Exp::Map { lam, arrs, .. } = &st.exp else { continue };
+            let [p] = st.pat.as_slice() else { continue };
+            let cheap = arrs.len() <= 2
+                && matches!(&p.ty, Type::Array { shape, .. } if shape.len() == 1)
+                && lam.body.stms.iter().all(|x| {
+                    x.pat.iter().all(|q| matches!(q.ty, Type::Prim(_)))
+                        && !super::distribute::heavy(self.prog, x)
+                        && !matches!(x.exp, Exp::Apply { .. })
+                });
+            let consumed = b.stms.iter().any(|c| match &c.exp {
+                Exp::Reduce { arrs, .. } | Exp::Scan { arrs, .. } => arrs.contains(&p.var),
+                _ => false,
+            });
+            if cheap && consumed && uses.get(&p.var) == Some(&1) {
+                self.fused.insert(p.var);
+            }
+        }
     }
 
     fn kernel(&mut self, name: String, wgsl: String, bufs: &[(BufRef, PrimType, Access)]) -> usize {
@@ -391,6 +427,10 @@ impl HostGen<'_> {
                 if let [p] = s.pat.as_slice() {
                     self.virt.insert(p.var, s.exp.clone());
                 }
+                self.tabulate(s, out)?
+            }
+            Exp::Map { .. } if s.pat.first().is_some_and(|p| self.fused.contains(&p.var)) => {
+                self.virt.insert(s.pat[0].var, s.exp.clone());
                 self.tabulate(s, out)?
             }
             Exp::Map { .. } if self.tileable(s) => self.tiled(s, out)?,

@@ -365,6 +365,17 @@ impl<'a> Gen<'a> {
                     let (step, _) = self.scalar(step)?;
                     KVal::Arr(Rc::new(DArr::Iota { n, start, step, ty: PrimType::Int(*it) }))
                 }
+                Exp::Map { lam, arrs, .. } => {
+                    let Some(Type::Array { elem, shape }) = self.host_types.get(&v).cloned() else {
+                        return Err(internal(self.span, "a virtual map"));
+                    };
+                    let dims = shape.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                    let arrs = arrs.iter().map(|a| self.var(*a)).collect::<R<Vec<_>>>()?;
+                    // The function sees only host values: an empty environment.
+                    let env = Rc::new(HashMap::new());
+                    let lam = Rc::new(lam.clone());
+                    KVal::Arr(Rc::new(DArr::Map { lam, env, arrs, k: 0, dims, elem }))
+                }
                 Exp::Rearrange { arr, perm } => {
                     let inner = self.arr(*arr)?;
                     let idims = inner.dims();

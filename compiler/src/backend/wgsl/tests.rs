@@ -447,3 +447,18 @@ fn nests_whose_functions_read_the_rows_are_not_tiled() {
     let gp = gpu(src).unwrap();
     assert!(tiled_launches(&gp).is_empty(), "{}", show(&gp));
 }
+
+#[test]
+fn a_cheap_map_read_once_by_a_reduction_is_computed_where_it_is_read() {
+    let launches = |src: &str| {
+        let gp = gpu(src).unwrap();
+        host_stms(&gp).into_iter().filter(|s| matches!(s, HostStm::Launch { .. })).count()
+    };
+    // The products are never stored: the reduction's first pass multiplies as it reads.
+    let dot = "entry main [n] (xs: [n]f32) (ys: [n]f32) : f32 = f32.sum (map2 (*) xs ys)";
+    assert_eq!(launches(dot), 0);
+    // Used twice (by the reduction and as a result), the map is stored once.
+    let twice = "entry main [n] (xs: [n]f32) : (f32, [n]f32) =\n  \
+                 let ys = map (\\x -> x * 2) xs in (f32.sum ys, ys)";
+    assert_eq!(launches(twice), 1);
+}
