@@ -24,7 +24,7 @@ struct HostGen<'a> {
     virt: HashMap<Var, Exp>,
     kernels: Vec<Kernel>,
     sites: Vec<Site>,
-    /// Maps whose one use is as an array of a host-level `reduce` or `scan`: see `body`.
+    /// Maps whose one use is as an array of a host-level `reduce`, `scan` or `hist`: see `body`.
     fused: std::collections::HashSet<Var>,
     /// Host functions: `Some` once generated (or being generated).
     funs: Vec<Option<HostFun>>,
@@ -236,8 +236,8 @@ impl HostGen<'_> {
     }
 
     /// A cheap map (scalar statements without loops, one result, at most two arrays) whose result
-    /// is used once, as an array of a `reduce` or `scan` of the same body, is computed where that
-    /// reduction reads it (a virtual `DArr::Map`): `f32.sum (map2 (*) xs ys)` reads `xs` and `ys`
+    /// is used once, as an array of a `reduce`, `scan` or `hist` of the same body, is computed
+    /// where that reduction reads it (a virtual `DArr::Map`): `f32.sum (map2 (*) xs ys)` reads `xs` and `ys`
     /// once, instead of writing the products and reading them back.
     fn find_fused(&mut self, b: &ir::Body) {
         let mut uses: HashMap<Var, usize> = HashMap::new();
@@ -259,6 +259,7 @@ impl HostGen<'_> {
                 });
             let consumed = b.stms.iter().any(|c| match &c.exp {
                 Exp::Reduce { arrs, .. } | Exp::Scan { arrs, .. } => arrs.contains(&p.var),
+                Exp::Hist { is, vs, .. } => *is == p.var || vs.contains(&p.var),
                 _ => false,
             });
             if cheap && consumed && uses.get(&p.var) == Some(&1) {
