@@ -113,7 +113,11 @@ fn convert_float(x: f64, t: PrimType) -> Result<PrimValue, String> {
 
 /// The element type an argument becomes: the one named with the data, else the parameter's, else
 /// the data's own.
-fn target(declared: Option<PrimType>, param: Option<&EntryType>, natural: PrimType) -> PrimType {
+pub fn target(
+    declared: Option<PrimType>,
+    param: Option<&EntryType>,
+    natural: PrimType,
+) -> PrimType {
     declared.or(param.map(|p| p.elem)).unwrap_or(natural)
 }
 

@@ -786,50 +786,39 @@ fn js_packed(
     param: Option<&ogham::ir::EntryType>,
 ) -> Result<Option<Packed>, String> {
     let Some((natural, n, view)) = typed_view(v) else { return Ok(None) };
-    let target = declared.or(param.map(|p| p.elem)).unwrap_or(natural);
-    if target != natural || shape.as_ref().is_some_and(|s| s.is_empty()) {
+    if args::target(declared, param, natural) != natural
+        || shape.as_ref().is_some_and(|s| s.is_empty())
+    {
         return Ok(None);
     }
     args::packed_array(natural, n, view.to_vec(), shape, declared, param)
 }
 
-/// One argument given as a JS value, for `param` (none past the last parameter).
+/// One argument given as a JS value, for `param` (none past the last parameter): bytes when it
+/// needs no conversion, else a converted value, packed.
 fn js_arg(v: &JsValue, param: Option<&ogham::ir::EntryType>) -> Result<Packed, String> {
-    js_value_arg(v, param).map(|v| match v {
-        Arg::Packed(p) => p,
-        Arg::Value(v) => Packed::from(&v),
-    })
-}
-
-/// An argument as JS gave it: bytes when it needed no conversion, else a converted value.
-enum Arg {
-    Packed(Packed),
-    Value(Value),
-}
-
-fn js_value_arg(v: &JsValue, param: Option<&ogham::ir::EntryType>) -> Result<Arg, String> {
     if let Some(t) = v.as_string() {
         let mut vs = text::parse_values(&t).map_err(|d| d.message)?;
         return match vs.len() {
-            1 => Ok(Arg::Value(vs.remove(0))),
+            1 => Ok(Packed::from(&vs.remove(0))),
             n => Err(format!("expected one value in Futhark syntax, found {n}")),
         };
     }
     if let Some(b) = v.as_bool() {
-        return args::scalar(args::Scalar::Bool(b), param).map(Arg::Value);
+        return args::scalar(args::Scalar::Bool(b), param).map(|v| Packed::from(&v));
     }
     if let Some(x) = v.as_f64() {
-        return args::scalar(args::Scalar::Number(x), param).map(Arg::Value);
+        return args::scalar(args::Scalar::Number(x), param).map(|v| Packed::from(&v));
     }
     if v.is_bigint() {
         let x = i128::try_from(v.clone()).map_err(|_| "the BigInt does not fit in 64 bits")?;
-        return args::scalar(args::Scalar::BigInt(x), param).map(Arg::Value);
+        return args::scalar(args::Scalar::BigInt(x), param).map(|v| Packed::from(&v));
     }
     if let Some(p) = js_packed(v, None, None, param)? {
-        return Ok(Arg::Packed(p));
+        return Ok(p);
     }
     if let Some((data, shape)) = js_data(v)? {
-        return args::array(data, shape, None, param).map(Arg::Value);
+        return args::array(data, shape, None, param).map(|v| Packed::from(&v));
     }
     if v.is_object() {
         let field = |k: &str| Reflect::get(v, &k.into()).ok().filter(|x| !x.is_undefined());
@@ -853,13 +842,13 @@ fn js_value_arg(v: &JsValue, param: Option<&ogham::ir::EntryType>) -> Result<Arg
         let data = field("data")
             .ok_or("an array argument is `{shape, data}` with `data` a typed array")?;
         if let Some(p) = js_packed(&data, shape.clone(), declared, param)? {
-            return Ok(Arg::Packed(p));
+            return Ok(p);
         }
         let (data, inner) =
             js_data(&data)?.ok_or("`data` must be a typed array or an array of numbers")?;
         let value = args::array(data, shape.or(inner), declared, param)?;
         // A scalar result (shape []) passed back as an argument is that scalar.
-        return Ok(Arg::Value(match value {
+        return Ok(Packed::from(&match value {
             Value::Array(a) if a.shape.is_empty() => Value::Prim(a.data[0]),
             v => v,
         }));
@@ -989,10 +978,8 @@ pub async fn load(source: String, options: JsValue) -> Result<Program, JsValue> 
 /// A result (`{type, shape, data}`) in Futhark's value syntax.
 #[wasm_bindgen(js_name = formatValue)]
 pub fn format_value(value: JsValue) -> Result<String, JsValue> {
-    let v = match js_value_arg(&value, None).map_err(|m| rejection(&arg_error(m)))? {
-        Arg::Value(v) => v,
-        Arg::Packed(p) => p.to_value().map_err(|m| rejection(&arg_error(m)))?,
-    };
+    let v =
+        js_arg(&value, None).and_then(|p| p.to_value()).map_err(|m| rejection(&arg_error(m)))?;
     Ok(text::format_value(&v))
 }
 

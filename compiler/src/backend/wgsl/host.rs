@@ -24,8 +24,11 @@ struct HostGen<'a> {
     virt: HashMap<Var, Exp>,
     kernels: Vec<Kernel>,
     sites: Vec<Site>,
-    /// Maps whose one use is as an array of a host-level `reduce`, `scan` or `hist`: see `body`.
+    /// Maps whose one use is as an array of a host-level `reduce`, `scan` or `hist`: see
+    /// `find_fused`.
     fused: std::collections::HashSet<Var>,
+    /// How often each variable of the function being generated is used (binders aside).
+    uses: HashMap<Var, usize>,
     /// Host functions: `Some` once generated (or being generated).
     funs: Vec<Option<HostFun>>,
     todo: Vec<usize>,
@@ -39,6 +42,7 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
         types: HashMap::new(),
         virt: HashMap::new(),
         fused: Default::default(),
+        uses: HashMap::new(),
         kernels: Vec::new(),
         sites: Vec::new(),
         funs: vec![None; prog.funs.len()],
@@ -201,6 +205,13 @@ impl HostGen<'_> {
         for p in &fd.params {
             self.types.insert(p.var, p.ty.clone());
         }
+        self.uses.clear();
+        let mut copy = fd.body.clone();
+        crate::ad::walk::body_vars(&mut copy, &mut |v, binder| {
+            if !binder {
+                *self.uses.entry(*v).or_default() += 1;
+            }
+        });
         let body = self.body(&fd.body)?;
         Ok(HostFun {
             name: fd.name.clone(),
@@ -237,16 +248,9 @@ impl HostGen<'_> {
 
     /// A cheap map (scalar statements without loops, one result, at most two arrays) whose result
     /// is used once, as an array of a `reduce`, `scan` or `hist` of the same body, is computed
-    /// where that reduction reads it (a virtual `DArr::Map`): `f32.sum (map2 (*) xs ys)` reads `xs` and `ys`
-    /// once, instead of writing the products and reading them back.
+    /// where that reduction reads it (a virtual `DArr::Map`): `f32.sum (map2 (*) xs ys)` reads
+    /// `xs` and `ys` once, instead of writing the products and reading them back.
     fn find_fused(&mut self, b: &ir::Body) {
-        let mut uses: HashMap<Var, usize> = HashMap::new();
-        let mut copy = b.clone();
-        crate::ad::walk::body_vars(&mut copy, &mut |v, binder| {
-            if !binder {
-                *uses.entry(*v).or_default() += 1;
-            }
-        });
         for st in &b.stms {
             let Exp::Map { lam, arrs, .. } = &st.exp else { continue };
             let [p] = st.pat.as_slice() else { continue };
@@ -262,7 +266,7 @@ impl HostGen<'_> {
                 Exp::Hist { is, vs, .. } => *is == p.var || vs.contains(&p.var),
                 _ => false,
             });
-            if cheap && consumed && uses.get(&p.var) == Some(&1) {
+            if cheap && consumed && self.uses.get(&p.var) == Some(&1) {
                 self.fused.insert(p.var);
             }
         }
@@ -417,22 +421,15 @@ impl HostGen<'_> {
                         Atom::Var(v) => matches!(self.types.get(v), Some(Type::Prim(_))),
                     } =>
             {
-                if let [p] = s.pat.as_slice() {
-                    self.virt.insert(p.var, s.exp.clone());
-                }
-                self.tabulate(s, out)?
+                self.virtual_array(s, out)?
             }
             // A transposition is read through its source where kernels use it (a matrix
             // product reads `b` for `transpose b`), and made only if the host itself uses it.
             Exp::Rearrange { arr, .. } if !self.virt.contains_key(arr) => {
-                if let [p] = s.pat.as_slice() {
-                    self.virt.insert(p.var, s.exp.clone());
-                }
-                self.tabulate(s, out)?
+                self.virtual_array(s, out)?
             }
             Exp::Map { .. } if s.pat.first().is_some_and(|p| self.fused.contains(&p.var)) => {
-                self.virt.insert(s.pat[0].var, s.exp.clone());
-                self.tabulate(s, out)?
+                self.virtual_array(s, out)?
             }
             Exp::Map { .. } if self.tileable(s) => self.tiled(s, out)?,
             Exp::Map { lam, arrs, .. } if seg_scan(lam) => self.seg_scan(s, lam, arrs, out)?,
@@ -677,6 +674,15 @@ impl HostGen<'_> {
         Ok(())
     }
 
+    /// An array that kernels compute where they read it (`virt`). Its launch is still emitted;
+    /// `body` drops it when the host itself never uses the array.
+    fn virtual_array(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
+        if let [p] = s.pat.as_slice() {
+            self.virt.insert(p.var, s.exp.clone());
+        }
+        self.tabulate(s, out)
+    }
+
     /// Whether `s` is a matrix-product nest (`tile::product`) whose rows' length the host knows.
     fn tileable(&self, s: &ir::Stm) -> bool {
         tile::product(s).is_some_and(|p| match p.k {
@@ -685,7 +691,7 @@ impl HostGen<'_> {
         })
     }
 
-    /// A matrix-product nest as one workgroup per block of the result (see `tile`).
+    /// A matrix-product nest as one invocation per `tile::TILE`×`TILE` block of the result.
     fn tiled(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
         let prod = tile::product(s).ok_or_else(|| internal(s.span, "matrix product"))?;
         let [res] = s.pat.as_slice() else { return Err(internal(s.span, "matrix product")) };
@@ -693,12 +699,6 @@ impl HostGen<'_> {
             return Err(internal(s.span, "matrix product"));
         };
         let (acc_t, shape) = (*acc_t, shape.clone());
-        let row_elem = |v: Var| match self.types.get(&v) {
-            Some(Type::Array { elem, .. }) => Ok(*elem),
-            _ => Err(internal(s.span, "matrix product")),
-        };
-        row_elem(prod.a)?;
-        row_elem(prod.b)?;
         let types = std::mem::take(&mut self.types);
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {

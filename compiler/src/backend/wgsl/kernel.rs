@@ -376,13 +376,7 @@ impl<'a> Gen<'a> {
                     let lam = Rc::new(lam.clone());
                     KVal::Arr(Rc::new(DArr::Map { lam, env, arrs, k: 0, dims, elem }))
                 }
-                Exp::Rearrange { arr, perm } => {
-                    let inner = self.arr(*arr)?;
-                    let idims = inner.dims();
-                    let dims =
-                        perm.iter().map(|&p| idims.get(p).cloned().unwrap_or_default()).collect();
-                    KVal::Arr(Rc::new(DArr::Perm { perm: perm.clone(), inner, dims }))
-                }
+                Exp::Rearrange { arr, perm } => KVal::Arr(self.perm(*arr, perm)?),
                 _ => return Err(internal(self.span, "a virtual array")),
             };
             self.inputs.insert(v, k.clone());
@@ -417,6 +411,14 @@ impl<'a> Gen<'a> {
         };
         self.inputs.insert(v, k.clone());
         Ok(k)
+    }
+
+    /// `arr` with its dimensions permuted, as a view.
+    fn perm(&mut self, arr: Var, perm: &[usize]) -> R<Rc<DArr>> {
+        let inner = self.arr(arr)?;
+        let idims = inner.dims();
+        let dims = perm.iter().map(|&p| idims.get(p).cloned().unwrap_or_default()).collect();
+        Ok(Rc::new(DArr::Perm { perm: perm.to_vec(), inner, dims }))
     }
 
     /// A dimension as an `i32` expression.
@@ -953,12 +955,8 @@ impl<'a> Gen<'a> {
                 self.bind(one()?.var, KVal::Arr(Rc::new(DArr::Repl { dims, val })));
             }
             Exp::Rearrange { arr, perm } => {
-                let inner = self.arr(*arr)?;
-                let idims = inner.dims();
-                let dims =
-                    perm.iter().map(|&p| idims.get(p).cloned().unwrap_or_default()).collect();
-                let d = DArr::Perm { perm: perm.clone(), inner, dims };
-                self.bind(one()?.var, KVal::Arr(Rc::new(d)));
+                let d = self.perm(*arr, perm)?;
+                self.bind(one()?.var, KVal::Arr(d));
             }
             Exp::Reshape { arr, shape } => {
                 let inner = self.arr(*arr)?;
