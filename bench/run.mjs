@@ -19,8 +19,10 @@ const opt = (name, dflt) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : dflt;
 };
-const runs = Number(opt('--runs', 7));
-const warmup = Number(opt('--warmup', 2));
+const runs = Number(opt('--runs', 11));
+// Enough warm-up calls for V8 to have tiered every module (and each worker's instance) up to
+// optimised code: with 2, a 2-thread cell could still time baseline code.
+const warmup = Number(opt('--warmup', 5));
 // The WebGPU table has its own, smaller defaults: on a software adapter some cells take seconds.
 const gpuRuns = Number(opt('--gpu-runs', 5));
 const gpuWarmup = Number(opt('--gpu-warmup', 1));

@@ -1,5 +1,5 @@
 -- Matrix-product nests, `map (\r -> map (\c -> reduce g ne (map2 f r c)) B) A`, which the GPU
--- backend runs as one workgroup per 16x16 block of the result. Each entry compares the nest with
+-- backend runs as one invocation per small square block of the result. Each entry compares the nest with
 -- the same fold written as a sequential loop, at sizes that leave partial blocks; the results
 -- must be equal exactly, since both fold each element in index order.
 

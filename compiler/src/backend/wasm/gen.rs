@@ -49,6 +49,11 @@ pub(super) struct Gen<'p> {
     in_place: std::collections::HashSet<Var>,
     /// Whether the statement being generated is one of those.
     here_in_place: bool,
+    /// Where a map iteration's array result goes: the address of its row in the outer map's
+    /// output, for a result that a map of the body computes (it is written there directly).
+    dests: HashMap<Var, LocalId>,
+    /// The results written at their destination, which need no copy.
+    placed: std::collections::HashSet<Var>,
 }
 
 /// One index position with its operands in i64 locals.
@@ -113,6 +118,8 @@ pub(super) fn generate(
         pending: None,
         in_place: crate::ir::inplace::in_place(prog),
         here_in_place: false,
+        dests: HashMap::new(),
+        placed: Default::default(),
     };
     let mut entries = Vec::new();
     for ep in &prog.entries {
@@ -474,7 +481,9 @@ impl<'p> Gen<'p> {
                 }
                 _ => None,
             };
-            self.pending = None;
+            // Vector accumulators left by the previous statement (a map fused with this
+            // reduction) are only valid for this statement.
+            let pending = self.pending.take();
             if let (Exp::Map { w, lam, arrs }, Some(_)) = (&s.exp, fuse) {
                 if !used_after(body, k + 2, s.pat[0].var) {
                     // Only the reduction reads the mapped values: never store them.
@@ -487,7 +496,9 @@ impl<'p> Gen<'p> {
                 let pat: Vec<LocalId> = s.pat.iter().map(|p| self.bind(p, s.span)).collect();
                 self.map(b, w, lam, arrs, &s.pat, &pat, s.span, Some((f.0, &f.1)));
             } else {
+                self.pending = pending;
                 self.stm(b, s);
+                self.pending = None;
             }
         }
         self.pending = None;
@@ -1465,7 +1476,13 @@ impl<'p> Gen<'p> {
                 };
                 let ds = self.dim_locals(b, &shape);
                 let n = self.product(b, &ds);
-                let out = self.alloc_elems(b, n, elem);
+                let out = match self.dests.remove(&p.var) {
+                    Some(at) => {
+                        self.placed.insert(p.var);
+                        at
+                    }
+                    None => self.alloc_elems(b, n, elem),
+                };
                 b.local_get(out).local_set(*l);
                 let row = (ds.len() > 1).then(|| self.product(b, &ds[1..]));
                 (out, row, elem)
@@ -1493,6 +1510,7 @@ impl<'p> Gen<'p> {
             return self.par_map(b, wl, lam, arrs, &ps, &outs);
         }
         let mut start = None;
+        let mut fused = None;
         if outs.iter().all(|o| o.1.is_none()) {
             let ptrs: Vec<LocalId> = outs.iter().map(|o| o.0).collect();
             let blocked = match (ptrs.as_slice(), ps.as_slice()) {
@@ -1506,13 +1524,15 @@ impl<'p> Gen<'p> {
             } else if let Some((nvec, acc)) = self.simd_map(b, wl, lam, arrs, &ptrs, fuse) {
                 start = Some(nvec);
                 if let (Some(acc), Some(p)) = (acc, pat_params.first()) {
-                    self.pending = Some((p.var, nvec, acc));
+                    fused = Some((p.var, nvec, acc));
                 }
             }
         }
         // Each iteration's results are copied into the outputs, so whatever its body allocated
         // is dead afterwards: the arena goes back to where the iteration started.
         self.for_step(b, start, wl, 1, |g, b, j| g.map_iteration(b, j, lam, arrs, &ps, &outs));
+        // Set after the scalar tail, whose body generation clears it.
+        self.pending = fused;
     }
 
     /// One iteration `j` of a map: bind the rows, run the body, store its results.
@@ -1530,8 +1550,32 @@ impl<'p> Gen<'p> {
         for (p, a) in ps.iter().zip(arrs) {
             self.bind_row(b, *p, *a, j);
         }
+        // An array result computed by a map of the body is written straight into its row.
+        for ((out, row, elem), r) in outs.iter().zip(&lam.body.result) {
+            let (Some(m), Atom::Var(v)) = (row, r) else { continue };
+            let by_map = lam
+                .body
+                .stms
+                .iter()
+                .any(|s| matches!(s.exp, Exp::Map { .. }) && s.pat.iter().any(|p| p.var == *v));
+            if by_map && !self.dests.contains_key(v) {
+                let off = self.tmp(ValType::I64);
+                b.local_get(j).local_get(*m).binop(B::I64Mul).local_set(off);
+                let at = self.tmp(ValType::I32);
+                self.elem_addr(b, *out, off, *elem);
+                b.local_set(at);
+                self.dests.insert(*v, at);
+            }
+        }
         self.body(b, &lam.body);
         for ((out, row, elem), r) in outs.iter().zip(&lam.body.result) {
+            // A destination the body did not take (its map was compiled another way).
+            if let Atom::Var(v) = r {
+                self.dests.remove(v);
+            }
+            if matches!(r, Atom::Var(v) if self.placed.remove(v)) {
+                continue;
+            }
             self.store_row(b, *out, j, r, *elem, *row);
         }
         arena.restore(b, mark);

@@ -123,3 +123,20 @@ entry flat (xs: []f32) : []f32 = map (* 2) xs
     let wat = to_wat(&m.bytes).unwrap();
     assert!(!wat.contains("par_for") && !wat.contains("shared"), "{wat}");
 }
+
+/// Softmax's rows: the sum of the exponentials is folded in the loop that computes them (no
+/// second pass over them), and each row is computed in its place in the result (no copy).
+#[test]
+fn map_rows_are_written_in_place_and_a_fused_sum_needs_no_second_pass() {
+    let src = "
+entry main [n][m] (xss: [n][m]f32) : [n][m]f32 =
+  map (\\xs -> let mx = f32.maximum xs
+              let es = map (\\x -> f32.exp (x - mx)) xs
+              let s = f32.sum es
+              in map (/ s) es) xss";
+    let wat = to_wat(&module(src).unwrap().bytes).unwrap();
+    assert!(!wat.contains("memory.copy"), "{wat}");
+    // The rows; per row: maximum (vector, 4-wide tail, scalar tail), exponentials with the sum
+    // (vector, scalar), the sum's scalar tail, the division (vector, scalar).
+    assert_eq!(wat.matches("loop ;;").count(), 9, "{wat}");
+}
