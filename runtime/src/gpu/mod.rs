@@ -48,6 +48,28 @@ pub struct Gpu {
     software: bool,
 }
 
+/// What an error scope caught, once the device says.
+type ScopeResult = Pin<Box<dyn Future<Output = Option<wgpu::Error>>>>;
+
+/// The verdict of the error scopes around one operation.
+struct Check {
+    oom: ScopeResult,
+    validation: ScopeResult,
+}
+
+impl Check {
+    async fn settle(self, what: &str) -> Result<(), Diagnostic> {
+        let (v, o) = (self.validation.await, self.oom.await);
+        if let Some(e) = o {
+            return Err(gpu_err(format!("out of memory while {what}: {e}")));
+        }
+        if let Some(e) = v {
+            return Err(gpu_err(format!("validation failed while {what}: {e}")));
+        }
+        Ok(())
+    }
+}
+
 /// Bytes of the buffers that hold arrays (arguments, intermediate arrays, results): those alive
 /// now and the most alive at once since the last [`Gpu::take_peak_bytes`]. Uniform buffers of
 /// scalar arguments, error records and read-back staging buffers are not counted.
@@ -231,6 +253,7 @@ impl Gpu {
         // Natively lavapipe reports a CPU device; in browsers SwiftShader is the fallback adapter,
         // which wgpu reports the same way.
         let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+        let software = schedule_override().unwrap_or(software);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("ogham"),
@@ -275,22 +298,22 @@ impl Gpu {
 
     /// Run `f`, turning GPU errors it raises into a diagnostic.
     async fn scoped<T>(&self, what: &str, f: impl FnOnce() -> T) -> Result<T, Diagnostic> {
+        let (r, check) = self.checked(f);
+        check.settle(what).await?;
+        self.check_lost()?;
+        Ok(r)
+    }
+
+    /// Run `f` inside error scopes (out of memory, validation), returning its result and the
+    /// scopes' verdict to await later. Both scopes are popped before `checked` returns, so runs
+    /// interleaving at awaits never see each other's scopes.
+    fn checked<T>(&self, f: impl FnOnce() -> T) -> (T, Check) {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let val = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let r = f();
-        // Both scopes are popped before the first await, so runs interleaving at awaits never
-        // see each other's scopes.
         let v = val.pop();
         let o = oom.pop();
-        let (v, o) = (v.await, o.await);
-        if let Some(e) = o {
-            return Err(gpu_err(format!("out of memory while {what}: {e}")));
-        }
-        if let Some(e) = v {
-            return Err(gpu_err(format!("validation failed while {what}: {e}")));
-        }
-        self.check_lost()?;
-        Ok(r)
+        (r, Check { oom: Box::pin(o), validation: Box::pin(v) })
     }
 
     /// Whether the device was lost (a host then opens a new one).
@@ -399,19 +422,18 @@ impl Gpu {
     /// A run's view of the device: `l`'s pipelines and a fresh error record.
     async fn dev<'a>(&'a self, l: &'a Loaded) -> Result<Dev<'a>, Diagnostic> {
         self.check_lost()?;
-        let err = self
-            .scoped("allocating the error record", || {
-                Owned(self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("errors"),
-                    size: 4 * (1 + MAX_ERR_ARGS as u64),
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_SRC
-                        | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }))
-            })
-            .await?;
-        Ok(Dev { gpu: self, pipelines: &l.pipelines, err })
+        let (err, check) = self.checked(|| {
+            Owned(self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("errors"),
+                size: 4 * (1 + MAX_ERR_ARGS as u64),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }))
+        });
+        let checks = RefCell::new(vec![("allocating the error record", check)]);
+        Ok(Dev { gpu: self, pipelines: &l.pipelines, err, checks })
     }
 
     async fn read(
@@ -461,28 +483,53 @@ struct Dev<'a> {
     pipelines: &'a [Rc<Pipeline>],
     /// This run's error record (binding 1 of every kernel).
     err: Owned,
+    /// The error scopes of the operations since the last read-back, not yet awaited: in a
+    /// browser each verdict is a round trip to the GPU process, so a run collects them and
+    /// awaits them where it waits for the device anyway (reading a buffer back).
+    checks: RefCell<Vec<(&'static str, Check)>>,
 }
 
 impl Dev<'_> {
-    async fn buffer(&self, words: u64) -> Result<Counted, Diagnostic> {
+    /// Run `f` inside error scopes whose verdict [`Dev::settle`] awaits.
+    fn deferred<T>(&self, what: &'static str, f: impl FnOnce() -> T) -> T {
+        let (r, check) = self.gpu.checked(f);
+        self.checks.borrow_mut().push((what, check));
+        r
+    }
+
+    /// The first error of the operations since the last call (out of memory, validation,
+    /// a lost device). Called before every read-back: a value read after a failed operation
+    /// (a loop's condition, say) must not be used.
+    async fn settle(&self) -> Result<(), Diagnostic> {
+        let checks = std::mem::take(&mut *self.checks.borrow_mut());
+        let mut first = Ok(());
+        for (what, check) in checks {
+            let r = check.settle(what).await;
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        first?;
+        self.gpu.check_lost()
+    }
+
+    fn buffer(&self, words: u64) -> Result<Counted, Diagnostic> {
         if words > self.gpu.max_words {
             return Err(gpu_err(format!(
                 "an array of {words} elements exceeds the device's storage buffer limit"
             )));
         }
-        self.gpu
-            .scoped("allocating a buffer", || {
-                Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: None,
-                    size: 4 * words.max(1),
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_SRC
-                        | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }))
-            })
-            .await
-            .map(|b| Counted::new(b, &self.gpu.memory))
+        let b = self.deferred("allocating a buffer", || {
+            Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: 4 * words.max(1),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }))
+        });
+        Ok(Counted::new(b, &self.gpu.memory))
     }
 }
 
@@ -498,11 +545,11 @@ impl exec::Device for Dev<'_> {
     }
 
     async fn alloc(&mut self, words: u64) -> Result<Buf, Diagnostic> {
-        Ok(Buf(Rc::new(self.buffer(words).await?)))
+        Ok(Buf(Rc::new(self.buffer(words)?)))
     }
 
     async fn upload(&mut self, words: &[u32]) -> Result<Buf, Diagnostic> {
-        let b = self.buffer(words.len() as u64).await?;
+        let b = self.buffer(words.len() as u64)?;
         if !words.is_empty() {
             self.gpu.queue.write_buffer(&b, 0, &bytes(words));
         }
@@ -515,11 +562,12 @@ impl exec::Device for Dev<'_> {
         offset: u64,
         words: u64,
     ) -> Result<Vec<u32>, Diagnostic> {
+        self.settle().await?;
         self.gpu.read(&buf.0, offset, words).await
     }
 
     async fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
-        let b = self.buffer(words).await?;
+        let b = self.buffer(words)?;
         if words > 0 {
             let mut enc = self.gpu.device.create_command_encoder(&Default::default());
             enc.copy_buffer_to_buffer(&src.0, 0, &b, 0, words * 4);
@@ -544,17 +592,14 @@ impl exec::Device for Dev<'_> {
         // A uniform array of vec4<u32>: whole 16-byte rows, at least one.
         let mut words = args.to_vec();
         words.resize(args.len().div_ceil(4).max(1) * 4, 0);
-        let argbuf = self
-            .gpu
-            .scoped("allocating the arguments", || {
-                Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("arguments"),
-                    size: 4 * words.len() as u64,
-                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }))
-            })
-            .await?;
+        let argbuf = self.deferred("allocating the arguments", || {
+            Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("arguments"),
+                size: 4 * words.len() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }))
+        });
         self.gpu.queue.write_buffer(&argbuf, 0, &bytes(&words));
         let gpu = self.gpu;
         let err = &self.err;
@@ -563,7 +608,7 @@ impl exec::Device for Dev<'_> {
         if y > 65535 {
             return Err(gpu_err(format!("{groups} workgroups are too many for one dispatch")));
         }
-        gpu.scoped("running a kernel", || {
+        self.deferred("running a kernel", || {
             let mut entries = vec![
                 wgpu::BindGroupEntry { binding: 0, resource: argbuf.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: err.as_entire_binding() },
@@ -587,17 +632,31 @@ impl exec::Device for Dev<'_> {
                 pass.dispatch_workgroups(x, y as u32, 1);
             }
             gpu.queue.submit([enc.finish()]);
-        })
-        .await
+        });
+        Ok(())
     }
 
     async fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic> {
+        self.settle().await?;
         let rec = self.gpu.read(&self.err, 0, 1 + MAX_ERR_ARGS as u64).await?;
         if rec.first().copied().unwrap_or(0) != 0 {
             self.gpu.queue.write_buffer(&self.err, 0, &[0u8; 4 * (1 + MAX_ERR_ARGS)]);
         }
         Ok(rec)
     }
+}
+
+/// `OGHAM_GPU_SCHEDULE=gpu` or `software` (natively): choose the schedules that differ between
+/// GPUs and software devices (`exec::Device::software`) as for that kind of device, whatever the
+/// adapter is, so both can be tested (and timed) on one adapter.
+fn schedule_override() -> Option<bool> {
+    #[cfg(not(target_arch = "wasm32"))]
+    match std::env::var("OGHAM_GPU_SCHEDULE").as_deref() {
+        Ok("gpu") => return Some(false),
+        Ok("software") => return Some(true),
+        _ => {}
+    }
+    None
 }
 
 /// Compile a program for the GPU (after the usual pipeline).

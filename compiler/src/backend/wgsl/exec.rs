@@ -502,15 +502,22 @@ impl<D: Device> Exec<'_, D> {
             HostStm::Launch { outs, shape, dispatch, tiled, span } => {
                 let total = self.launch_outputs(outs, shape, *span).await?;
                 if total > 0 {
-                    let groups = if *tiled {
-                        let t = super::tile::TILE as u64;
-                        let dims =
-                            shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?;
-                        let blocks: u64 =
-                            dims.iter().map(|&d| (d.max(0) as u64).div_ceil(t)).product();
-                        blocks.div_ceil(WORKGROUP as u64)
-                    } else {
-                        total.div_ceil(WORKGROUP as u64)
+                    let (dispatch, groups) = match tiled {
+                        Some(t) => {
+                            let (dispatch, side) = if self.dev.software() {
+                                (&t.software, t.software_side)
+                            } else {
+                                (dispatch, t.side)
+                            };
+                            let dims =
+                                shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?;
+                            let blocks: u64 = dims
+                                .iter()
+                                .map(|&d| (d.max(0) as u64).div_ceil(side as u64))
+                                .product();
+                            (dispatch, blocks.div_ceil(WORKGROUP as u64))
+                        }
+                        None => (dispatch, total.div_ceil(WORKGROUP as u64)),
                     };
                     self.run_dispatch(dispatch, &[], &[], groups, *span).await?;
                 }

@@ -7,7 +7,7 @@ use super::kernel::{buffer_decls, load, store, to_i32, Gen, KVal, R};
 use super::tile;
 use super::{
     internal, unsupported, wgsl_type, Access, BufRef, Dispatch, GpuProgram, HostBody, HostFun,
-    HostStm, Kernel, Site, WORKGROUP,
+    HostStm, Kernel, Site, Tiles, WORKGROUP,
 };
 use crate::ir::{self, Atom, DimIndex, Exp, Type, Var};
 use crate::prim::PrimType;
@@ -93,7 +93,9 @@ fn mentions(s: &HostStm, v: Var) -> bool {
             crate::ad::walk::exp_vars(&mut e, &mut |x, _| found |= *x == v);
             found
         }
-        HostStm::Launch { dispatch, .. } => disp(dispatch),
+        HostStm::Launch { dispatch, tiled, .. } => {
+            disp(dispatch) || tiled.as_ref().is_some_and(|t| disp(&t.software))
+        }
         HostStm::SegReduce { seg_w, group, thread, .. } => {
             seg_w.as_ref().is_some_and(atom) || disp(group) || disp(thread)
         }
@@ -553,7 +555,7 @@ impl HostGen<'_> {
             outs,
             shape,
             dispatch: Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() },
-            tiled: false,
+            tiled: None,
             span: s.span,
         });
         Ok(())
@@ -668,7 +670,7 @@ impl HostGen<'_> {
             outs: s.pat.clone(),
             shape: vec![outer],
             dispatch,
-            tiled: false,
+            tiled: None,
             span: s.span,
         });
         Ok(())
@@ -691,8 +693,31 @@ impl HostGen<'_> {
         })
     }
 
-    /// A matrix-product nest as one invocation per `tile::TILE`×`TILE` block of the result.
+    /// A matrix-product nest as one invocation per square block of the result, with a kernel for
+    /// GPUs and one for software devices (see [`tile`]).
     fn tiled(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
+        let gpu = self.tile_kernel(s, tile::GPU_SIDE)?;
+        let software = self.tile_kernel(s, tile::SOFTWARE_SIDE)?;
+        let Some(res) = s.pat.first() else { return Err(internal(s.span, "matrix product")) };
+        let Type::Array { shape, .. } = &res.ty else {
+            return Err(internal(s.span, "matrix product"));
+        };
+        out.push(HostStm::Launch {
+            outs: s.pat.clone(),
+            shape: shape.clone(),
+            dispatch: gpu,
+            tiled: Some(Tiles {
+                side: tile::GPU_SIDE,
+                software,
+                software_side: tile::SOFTWARE_SIDE,
+            }),
+            span: s.span,
+        });
+        Ok(())
+    }
+
+    /// The kernel of a matrix-product nest with blocks of side `side`.
+    fn tile_kernel(&mut self, s: &ir::Stm, side: u32) -> R<Dispatch> {
         let prod = tile::product(s).ok_or_else(|| internal(s.span, "matrix product"))?;
         let [res] = s.pat.as_slice() else { return Err(internal(s.span, "matrix product")) };
         let Type::Array { elem: acc_t, shape } = &res.ty else {
@@ -708,19 +733,11 @@ impl HostGen<'_> {
             let p = gen.dim(&shape[1])?;
             let p = gen.let_(&p, PrimType::Int(ir_i32()));
             let out_buf = gen.buffer(BufRef::Var(res.var), acc_t, Access::ReadWrite);
-            tile::emit(&mut gen, &prod, [&n, &p], acc_t, out_buf)?;
+            tile::emit(&mut gen, &prod, [&n, &p], acc_t, out_buf, side)?;
             let wgsl = assemble(&gen, "", "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
-        let dispatch = self.finish(types, sites, res, "matmul".into())?;
-        out.push(HostStm::Launch {
-            outs: s.pat.clone(),
-            shape,
-            dispatch,
-            tiled: true,
-            span: s.span,
-        });
-        Ok(())
+        self.finish(types, sites, res, format!("matmul{side}x{side}"))
     }
 
     /// One workgroup per segment: every thread runs the function's statements before the

@@ -84,6 +84,19 @@ pub struct Dispatch {
     pub bufs: Vec<BufRef>,
 }
 
+/// How a matrix-product nest's launch divides its result (see [`tile`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tiles {
+    /// The side of the block that an invocation of the launch's dispatch computes: small, for a
+    /// GPU's registers.
+    pub side: u32,
+    /// The same nest with blocks of side `software_side`, which the executor runs on software
+    /// devices: their invocations are CPU SIMD lanes, so a large block costs no occupancy, and
+    /// each step loads `2 * side` (bounds-checked) elements for `side * side` products.
+    pub software: Dispatch,
+    pub software_side: u32,
+}
+
 /// A host statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostStm {
@@ -95,9 +108,9 @@ pub enum HostStm {
         outs: Vec<Param>,
         shape: Vec<ir::Dim>,
         dispatch: Dispatch,
-        /// One invocation per `tile::TILE`×`TILE` block of the two-dimensional `shape` instead
-        /// of one per element (a matrix-product nest).
-        tiled: bool,
+        /// One invocation per square block of the two-dimensional `shape` instead of one per
+        /// element (a matrix-product nest).
+        tiled: Option<Tiles>,
         span: Span,
     },
     /// A map whose function ends in a scalar `reduce` (a segmented reduction): `group` runs one

@@ -114,13 +114,24 @@ impl Printer<'_> {
                 }
                 HostStm::Launch { outs, shape, dispatch, tiled, .. } => {
                     let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
-                    let per = if *tiled { " per 4x4 block" } else { "" };
+                    let per = match tiled {
+                        Some(t) => format!(" per {0}x{0} block", t.side),
+                        None => String::new(),
+                    };
                     let _ = writeln!(
                         out,
                         "{pad}let {} = launch{dims}{per} {}",
                         self.pat(outs),
                         self.dispatch(dispatch)
                     );
+                    if let Some(t) = tiled {
+                        let _ = writeln!(
+                            out,
+                            "{pad}  on software devices: per {0}x{0} block {1}",
+                            t.software_side,
+                            self.dispatch(&t.software)
+                        );
+                    }
                 }
                 HostStm::SegReduce { outs, shape, seg_w, group, thread, .. } => {
                     let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();

@@ -412,13 +412,15 @@ fn a_row_reduction_two_map_levels_down_runs_once_per_row() {
     assert_eq!(launches, [(2, 1), (3, 0)], "{}", show(&gp));
 }
 
-fn tiled_launches(gp: &GpuProgram) -> Vec<String> {
+/// The matrix-product launches' kernels: (for GPUs, for software devices).
+fn tiled_launches(gp: &GpuProgram) -> Vec<(String, String)> {
     host_stms(gp)
         .into_iter()
         .filter_map(|s| match s {
-            HostStm::Launch { tiled: true, dispatch, .. } => {
-                Some(gp.kernels[dispatch.kernel].name.clone())
-            }
+            HostStm::Launch { tiled: Some(t), dispatch, .. } => Some((
+                gp.kernels[dispatch.kernel].name.clone(),
+                gp.kernels[t.software.kernel].name.clone(),
+            )),
             _ => None,
         })
         .collect()
@@ -432,12 +434,15 @@ fn matrix_product_nests_run_per_block_of_the_result() {
     let gp = gpu(src).unwrap();
     let tiled = tiled_launches(&gp);
     assert_eq!(tiled.len(), 1, "{}", show(&gp));
-    assert!(tiled[0].starts_with("matmul"), "{}", show(&gp));
-    let k = gp.kernels.iter().find(|k| k.name == tiled[0]).unwrap();
-    validate(&k.wgsl).unwrap();
-    // Sixteen accumulators, each stored where it lies inside the result.
-    assert_eq!(k.wgsl.matches("var acc").count(), 16, "{}", k.wgsl);
-    assert!(show(&gp).contains("per 4x4 block"), "{}", show(&gp));
+    let (gpu, software) = &tiled[0];
+    assert!(gpu.starts_with("matmul4x4") && software.starts_with("matmul16x16"), "{tiled:?}");
+    // One accumulator per element of the block, each stored where it lies inside the result.
+    for (name, side) in [(gpu, 4), (software, 16)] {
+        let k = gp.kernels.iter().find(|k| &k.name == name).unwrap();
+        validate(&k.wgsl).unwrap();
+        assert_eq!(k.wgsl.matches("var acc").count(), side * side, "{}", k.wgsl);
+        assert!(show(&gp).contains(&format!("per {side}x{side} block")), "{}", show(&gp));
+    }
 }
 
 #[test]
