@@ -433,26 +433,30 @@ impl Gpu {
             }))
         });
         let checks = RefCell::new(vec![("allocating the error record", check)]);
-        Ok(Dev { gpu: self, pipelines: &l.pipelines, err, checks })
+        Ok(Dev { gpu: self, pipelines: &l.pipelines, err, checks, err_seen: None })
     }
 
+    /// The bytes of each region `(buffer, first word, words)`, read back together: one copy
+    /// into one staging buffer and one wait for the device (in a browser, a round trip).
     async fn read(
         &self,
-        buf: &wgpu::Buffer,
-        offset: u64,
-        words: u64,
-    ) -> Result<Vec<u32>, Diagnostic> {
-        let bytes = words * 4;
+        regions: &[(&wgpu::Buffer, u64, u64)],
+    ) -> Result<Vec<Vec<u8>>, Diagnostic> {
+        let total: u64 = regions.iter().map(|r| r.2 * 4).sum();
         let staging = Owned(self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("read back"),
-            size: bytes.max(4),
+            size: total.max(4),
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         }));
         let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buf, offset * 4, &staging, 0, bytes);
+        let mut at = 0;
+        for &(buf, offset, words) in regions {
+            enc.copy_buffer_to_buffer(buf, offset * 4, &staging, at, words * 4);
+            at += words * 4;
+        }
         self.queue.submit([enc.finish()]);
-        let slice = staging.slice(..bytes);
+        let slice = staging.slice(..total.max(4));
         let state = Arc::new(Mutex::new(MapState::default()));
         let sender = MapSender(state.clone(), None);
         slice.map_async(wgpu::MapMode::Read, move |r| {
@@ -471,7 +475,15 @@ impl Gpu {
             .map_err(|e| gpu_err(format!("cannot map a buffer: {e}")))?;
         let out = {
             let view = slice.get_mapped_range().map_err(|e| gpu_err(format!("{e}")))?;
-            view.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+            let mut at = 0;
+            regions
+                .iter()
+                .map(|r| {
+                    let part = view[at..at + r.2 as usize * 4].to_vec();
+                    at += r.2 as usize * 4;
+                    part
+                })
+                .collect()
         };
         staging.unmap();
         Ok(out)
@@ -487,6 +499,10 @@ struct Dev<'a> {
     /// browser each verdict is a round trip to the GPU process, so a run collects them and
     /// awaits them where it waits for the device anyway (reading a buffer back).
     checks: RefCell<Vec<(&'static str, Check)>>,
+    /// The error record as read back with the last download, while no kernel has run since:
+    /// the executor asks for it right after reading a loop's condition or a result, and it
+    /// comes with that read instead of in a second round trip.
+    err_seen: Option<Vec<u32>>,
 }
 
 impl Dev<'_> {
@@ -533,6 +549,10 @@ impl Dev<'_> {
     }
 }
 
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
 fn bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
@@ -548,10 +568,10 @@ impl exec::Device for Dev<'_> {
         Ok(Buf(Rc::new(self.buffer(words)?)))
     }
 
-    async fn upload(&mut self, words: &[u32]) -> Result<Buf, Diagnostic> {
-        let b = self.buffer(words.len() as u64)?;
-        if !words.is_empty() {
-            self.gpu.queue.write_buffer(&b, 0, &bytes(words));
+    async fn upload(&mut self, bytes: &[u8]) -> Result<Buf, Diagnostic> {
+        let b = self.buffer(bytes.len() as u64 / 4)?;
+        if !bytes.is_empty() {
+            self.gpu.queue.write_buffer(&b, 0, bytes);
         }
         Ok(Buf(Rc::new(b)))
     }
@@ -561,9 +581,12 @@ impl exec::Device for Dev<'_> {
         buf: &Buf,
         offset: u64,
         words: u64,
-    ) -> Result<Vec<u32>, Diagnostic> {
+    ) -> Result<Vec<u8>, Diagnostic> {
         self.settle().await?;
-        self.gpu.read(&buf.0, offset, words).await
+        let rec = 1 + MAX_ERR_ARGS as u64;
+        let mut parts = self.gpu.read(&[(&buf.0, offset, words), (&self.err, 0, rec)]).await?;
+        self.err_seen = parts.pop().map(|b| words_of(&b));
+        Ok(parts.pop().unwrap_or_default())
     }
 
     async fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
@@ -588,6 +611,7 @@ impl exec::Device for Dev<'_> {
         bufs: &[&Buf],
         groups: u64,
     ) -> Result<(), Diagnostic> {
+        self.err_seen = None;
         let p = self.pipelines.get(kernel).ok_or_else(|| gpu_err("no such kernel"))?.clone();
         // A uniform array of vec4<u32>: whole 16-byte rows, at least one.
         let mut words = args.to_vec();
@@ -638,7 +662,14 @@ impl exec::Device for Dev<'_> {
 
     async fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic> {
         self.settle().await?;
-        let rec = self.gpu.read(&self.err, 0, 1 + MAX_ERR_ARGS as u64).await?;
+        let rec = match self.err_seen.take() {
+            Some(rec) => rec,
+            None => {
+                let words = 1 + MAX_ERR_ARGS as u64;
+                let parts = self.gpu.read(&[(&self.err, 0, words)]).await?;
+                parts.first().map(|b| words_of(b)).unwrap_or_default()
+            }
+        };
         if rec.first().copied().unwrap_or(0) != 0 {
             self.gpu.queue.write_buffer(&self.err, 0, &[0u8; 4 * (1 + MAX_ERR_ARGS)]);
         }

@@ -39,13 +39,16 @@ pub trait Device {
     }
     /// A zero-filled buffer of at least `words` words (at least one).
     async fn alloc(&mut self, words: u64) -> Result<Self::Buf, Diagnostic>;
-    async fn upload(&mut self, words: &[u32]) -> Result<Self::Buf, Diagnostic>;
+    /// A buffer holding `bytes`: the little-endian bytes of whole words (arrays of 32-bit
+    /// elements are uploaded as they are, without a copy into words).
+    async fn upload(&mut self, bytes: &[u8]) -> Result<Self::Buf, Diagnostic>;
+    /// `words` words of `buf` from word `offset`, as their little-endian bytes.
     async fn download(
         &mut self,
         buf: &Self::Buf,
         offset: u64,
         words: u64,
-    ) -> Result<Vec<u32>, Diagnostic>;
+    ) -> Result<Vec<u8>, Diagnostic>;
     /// A fresh buffer with the first `words` words of `src`.
     async fn copy(&mut self, src: &Self::Buf, words: u64) -> Result<Self::Buf, Diagnostic>;
     async fn write(
@@ -213,8 +216,14 @@ pub async fn run_entry_packed<D: Device>(
             Packed::Prim(p) => HVal::Prim(*p),
             Packed::Array { elem, shape, bytes } => {
                 elements(shape, ep.span)?;
-                let words = to_words(*elem, bytes, ep.span)?;
-                HVal::Arr { buf: dev.upload(&words).await?, elem: *elem, shape: shape.clone() }
+                let buf = if packed::elem_size(*elem) == 4 {
+                    dev.upload(bytes).await?
+                } else {
+                    let words = to_words(*elem, bytes, ep.span)?;
+                    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    dev.upload(&bytes).await?
+                };
+                HVal::Arr { buf, elem: *elem, shape: shape.clone() }
             }
         });
     }
@@ -235,7 +244,7 @@ pub async fn run_entry_packed<D: Device>(
             HVal::Arr { buf, elem, shape } => {
                 let n = elements(&shape, ep.span)?;
                 let words = if n == 0 { Vec::new() } else { ex.dev.download(&buf, 0, n).await? };
-                Packed::Array { elem, shape, bytes: from_words(elem, &words) }
+                Packed::Array { elem, shape, bytes: from_words(elem, words) }
             }
         });
     }
@@ -246,12 +255,6 @@ pub async fn run_entry_packed<D: Device>(
 /// widened (or narrowed, for 64-bit values that fit) one by one, as [`to_word`] does.
 fn to_words(elem: PrimType, bytes: &[u8], span: Span) -> R<Vec<u32>> {
     let size = packed::elem_size(elem);
-    if size == 4 {
-        return Ok(bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect());
-    }
     bytes
         .chunks_exact(size)
         .map(|c| {
@@ -262,16 +265,25 @@ fn to_words(elem: PrimType, bytes: &[u8], span: Span) -> R<Vec<u32>> {
         .collect()
 }
 
-/// Buffer words as the bytes of an array of `elem` (the inverse of [`to_words`]).
-fn from_words(elem: PrimType, words: &[u32]) -> Vec<u8> {
+/// Buffer words (their little-endian bytes) as the bytes of an array of `elem` (the inverse of
+/// [`to_words`]).
+fn from_words(elem: PrimType, words: Vec<u8>) -> Vec<u8> {
     if packed::elem_size(elem) == 4 {
-        return words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        return words;
     }
-    let mut out = Vec::with_capacity(words.len() * packed::elem_size(elem));
-    for &w in words {
-        packed::put_scalar(from_word(w, elem), &mut out);
+    let mut out = Vec::with_capacity(words.len() / 4 * packed::elem_size(elem));
+    for w in words.chunks_exact(4) {
+        packed::put_scalar(from_word(first_word(w), elem), &mut out);
     }
     out
+}
+
+/// The first little-endian word of `bytes` (0 if there is none).
+fn first_word(bytes: &[u8]) -> u32 {
+    match bytes {
+        [a, b, c, d, ..] => u32::from_le_bytes([*a, *b, *c, *d]),
+        _ => 0,
+    }
 }
 
 struct Exec<'a, D: Device> {
@@ -487,8 +499,7 @@ impl<D: Device> Exec<'_, D> {
                 if let Some(d) = self.kernel_error().await? {
                     return Err(d);
                 }
-                let w = w.first().copied().unwrap_or(0);
-                self.env.insert(pat.var, HVal::Prim(from_word(w, elem)));
+                self.env.insert(pat.var, HVal::Prim(from_word(first_word(&w), elem)));
             }
             HostStm::UpdateElem { pat, arr, idx, value, span } => {
                 let (buf, elem, shape) = self.arr(*arr, *span)?;
@@ -556,24 +567,30 @@ impl<D: Device> Exec<'_, D> {
                     self.run_dispatch(d, &reserved, &[], groups, *span).await?;
                 }
             }
-            HostStm::Reduce { pat, w, passes, span } => {
+            HostStm::Reduce { pat, w, passes, flat, span } => {
                 let n = self.int(w, *span)?;
-                let groups = groups_for(n);
+                let software = self.dev.software();
+                let (groups, partials, pass1) = if software {
+                    let groups = groups_for(n).min(SOFTWARE_REDUCE_GROUPS);
+                    (groups, groups * WORKGROUP as u64, flat)
+                } else {
+                    (groups_for(n), groups_for(n), &passes[0])
+                };
                 let k = pat.len();
                 let mut temps = Vec::new();
                 for _ in 0..k {
-                    temps.push(self.dev.alloc(groups).await?);
+                    temps.push(self.dev.alloc(partials).await?);
                 }
                 for _ in 0..k {
                     temps.push(self.dev.alloc(1).await?);
                 }
-                let reserved = [to_word(PrimValue::I64(n), *span)?, groups as u32];
-                self.run_dispatch(&passes[0], &reserved, &temps, groups, *span).await?;
+                let reserved = [to_word(PrimValue::I64(n), *span)?, partials as u32];
+                self.run_dispatch(pass1, &reserved, &temps, groups, *span).await?;
                 self.run_dispatch(&passes[1], &reserved, &temps, 1, *span).await?;
                 let mut vals = Vec::new();
                 for (j, p) in pat.iter().enumerate() {
                     let w = self.dev.download(&temps[k + j], 0, 1).await?;
-                    vals.push(HVal::Prim(from_word(w.first().copied().unwrap_or(0), p.ty.elem())));
+                    vals.push(HVal::Prim(from_word(first_word(&w), p.ty.elem())));
                 }
                 if let Some(d) = self.kernel_error().await? {
                     return Err(d);
@@ -693,6 +710,10 @@ fn op_bool(r: Result<bool, String>, span: Span) -> R<bool> {
 /// Segments from which a software device reduces each with one invocation, whatever their width
 /// (four workgroups).
 const SOFTWARE_SEG_THREADS: u64 = 4 * WORKGROUP as u64;
+
+/// Workgroups of a reduction on a software device: enough to fill its cores; their threads'
+/// partial values (4096) are folded by one invocation in the second pass.
+const SOFTWARE_REDUCE_GROUPS: u64 = 16;
 
 /// Workgroups of a reduction or scan over `n` elements.
 pub fn groups_for(n: i64) -> u64 {

@@ -102,7 +102,7 @@ fn mentions(s: &HostStm, v: Var) -> bool {
         HostStm::Hist { dest, w, local, global, .. } => {
             *dest == v || atom(w) || disp(local) || disp(global)
         }
-        HostStm::Reduce { w, passes, .. } => atom(w) || passes.iter().any(disp),
+        HostStm::Reduce { w, passes, flat, .. } => atom(w) || passes.iter().any(disp) || disp(flat),
         HostStm::Scan { w, passes, .. } => atom(w) || passes.iter().any(disp),
         HostStm::ReadElem { arr, idx, .. } => *arr == v || idx.iter().any(atom),
         HostStm::Reshape { arr, .. } | HostStm::Alias { arr, .. } => *arr == v,
@@ -384,12 +384,14 @@ impl HostGen<'_> {
             Exp::Reduce { w, lam, neutral, arrs, .. } => {
                 let tys = scalar_types(&s.pat)
                     .ok_or_else(|| unsupported(s.span, "reductions of arrays"))?;
-                let p1 = self.reduce_pass1(s, lam, neutral, arrs, &tys)?;
+                let p1 = self.reduce_pass1(s, lam, neutral, arrs, &tys, true)?;
+                let flat = self.reduce_pass1(s, lam, neutral, arrs, &tys, false)?;
                 let p2 = self.reduce_pass2(s, lam, neutral, &tys)?;
                 out.push(HostStm::Reduce {
                     pat: s.pat.clone(),
                     w: *w,
                     passes: [p1, p2],
+                    flat,
                     span: s.span,
                 });
             }
@@ -403,7 +405,7 @@ impl HostGen<'_> {
                     })
                     .collect();
                 let tys = tys.ok_or_else(|| unsupported(s.span, "scans of arrays"))?;
-                let p1 = self.reduce_pass1(s, lam, neutral, arrs, &tys)?;
+                let p1 = self.reduce_pass1(s, lam, neutral, arrs, &tys, true)?;
                 let p2 = self.scan_pass2(s, lam, neutral, &tys)?;
                 let p3 = self.scan_pass3(s, lam, neutral, arrs, &tys)?;
                 out.push(HostStm::Scan {
@@ -1052,12 +1054,24 @@ impl HostGen<'_> {
         neutral: &[Atom],
         arrs: &[Var],
         tys: &[PrimType],
+        tree: bool,
     ) -> R<Dispatch> {
         let types = std::mem::take(&mut self.types);
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            let accs = thread_fold(&mut gen, lam, neutral, arrs, tys)?;
+            let comm = matches!(s.exp, Exp::Reduce { commutative: true, .. });
+            let accs = thread_fold(&mut gen, lam, neutral, arrs, tys, comm)?;
+            if !tree {
+                // Each thread's value is a partial; the threads of a contiguous chunk each are
+                // in the order of their chunks.
+                for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+                    let b = gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite);
+                    gen.line(&format!("b{b}[gid] = {};", store(a, *t)));
+                }
+                let wgsl = assemble(&gen, "", "");
+                return Ok((wgsl, gen.bufs.clone(), gen.args.clone()));
+            }
             let shared = shared_decls(tys);
             tree_reduce(&mut gen, lam, &accs, tys, s.span)?;
             gen.open("if (lid == 0u) {");
@@ -1069,7 +1083,8 @@ impl HostGen<'_> {
             let wgsl = assemble(&gen, &shared, "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
-        self.finish(types, sites, res, format!("{}_pass1", exp_name(&s.exp)))
+        let name = if tree { "pass1" } else { "flat" };
+        self.finish(types, sites, res, format!("{}_{name}", exp_name(&s.exp)))
     }
 
     fn finish(
@@ -1175,7 +1190,7 @@ impl HostGen<'_> {
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            let sums = thread_fold(&mut gen, lam, neutral, arrs, tys)?;
+            let sums = thread_fold(&mut gen, lam, neutral, arrs, tys, false)?;
             let shared = shared_decls(tys);
             for (j, (a, t)) in sums.iter().zip(tys).enumerate() {
                 gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
@@ -1403,21 +1418,32 @@ fn fold_step(
 
 /// Each thread folds its contiguous chunk of the `w` elements (argument word 0); the chunking is
 /// the same in every pass, so a scan's third pass revisits the elements of its first.
+/// Each thread folds its share of `[0, w)`: with a `strided` (commutative) operator the elements
+/// `gid, gid + nthreads, ...`, so neighbouring threads load neighbouring elements (coalesced on a
+/// GPU, one vector load for a software device's lanes); otherwise a contiguous chunk, in order.
 fn thread_fold(
     gen: &mut Gen,
     lam: &ir::Lambda,
     neutral: &[Atom],
     arrs: &[Var],
     tys: &[PrimType],
+    strided: bool,
 ) -> R<Vec<String>> {
     gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
     gen.line("let nthreads = i32(nwg.x * 256u);");
-    gen.line("let chunk = (w + nthreads - 1) / nthreads;");
-    gen.line("let start = min(i32(wg.x * 256u + lid) * chunk, w);");
-    gen.line("let end = min(start + chunk, w);");
+    gen.line("let gid = i32(wg.x * 256u + lid);");
+    if !strided {
+        gen.line("let chunk = (w + nthreads - 1) / nthreads;");
+        gen.line("let start = min(gid * chunk, w);");
+        gen.line("let end = min(start + chunk, w);");
+    }
     let accs = declare_accs(gen, neutral, tys)?;
     let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
-    gen.open("for (var i = start; i < end; i++) {");
+    if strided {
+        gen.open("for (var i = gid; i < w; i += nthreads) {");
+    } else {
+        gen.open("for (var i = start; i < end; i++) {");
+    }
     let xs = arrs
         .iter()
         .map(|a| match a {

@@ -141,11 +141,14 @@ pub enum HostStm {
     },
     /// `reduce` of `w` elements into the scalars `pat`. Temporaries: one partial buffer per value
     /// (one word per workgroup), then one result word per value, read back. Reserved argument
-    /// words of both passes: `w`, the number of workgroups.
+    /// words of both passes: `w`, the number of partial values. On software devices the
+    /// executor runs `flat` instead of the first pass: each thread's value is a partial (no tree
+    /// of barriers in workgroup memory, which there costs three times the folding itself).
     Reduce {
         pat: Vec<Param>,
         w: Atom,
         passes: [Dispatch; 2],
+        flat: Dispatch,
         span: Span,
     },
     /// Inclusive `scan` of `w` elements into the arrays `pat`: partials per workgroup (temporaries
