@@ -24,9 +24,9 @@ struct HostGen<'a> {
     virt: HashMap<Var, Exp>,
     kernels: Vec<Kernel>,
     sites: Vec<Site>,
-    /// Maps whose one use is as an array of a host-level `reduce`, `scan` or `hist`: see
-    /// `find_fused`.
-    fused: std::collections::HashSet<Var>,
+    /// Map results whose one use is as an array of a host-level `reduce`, `scan` or `hist`,
+    /// with how many other arrays that reduction reads: see `find_fused`.
+    fused: HashMap<Var, usize>,
     /// How often each variable of the function being generated is used (binders aside).
     uses: HashMap<Var, usize>,
     /// Host functions: `Some` once generated (or being generated).
@@ -41,7 +41,7 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
         prog,
         types: HashMap::new(),
         virt: HashMap::new(),
-        fused: Default::default(),
+        fused: HashMap::new(),
         uses: HashMap::new(),
         kernels: Vec::new(),
         sites: Vec::new(),
@@ -201,6 +201,27 @@ fn scalar_types(ps: &[ir::Param]) -> Option<Vec<PrimType>> {
         .collect()
 }
 
+/// Result `k` of the map `e` alone: its function computes only that result and takes only the
+/// arrays it reads.
+fn projected(e: &Exp, k: usize) -> Option<Exp> {
+    let Exp::Map { w, lam, arrs } = e else { return None };
+    let (body, used) = super::kernel::only_results(&lam.body, &[k]);
+    let (params, arrs): (Vec<_>, Vec<_>) = lam
+        .params
+        .iter()
+        .zip(arrs)
+        .filter(|(p, _)| used.contains(&p.var))
+        .map(|(p, a)| (p.clone(), *a))
+        .unzip();
+    let ret = vec![lam.ret.get(k)?.clone()];
+    Some(Exp::Map { w: *w, lam: ir::Lambda { params, body, ret }, arrs })
+}
+
+/// The most buffers that a map computed where a reduction reads it, and the reduction's other
+/// arrays, may bind: WebGPU promises 8 storage buffers per kernel, and the reduction's kernels
+/// also bind the error record and an output.
+const FUSED_BUFFERS: usize = 6;
+
 impl HostGen<'_> {
     fn fun(&mut self, f: usize) -> R<HostFun> {
         let fd = &self.prog.funs[f];
@@ -248,28 +269,63 @@ impl HostGen<'_> {
         Ok(HostBody { stms, result: b.result.clone() })
     }
 
-    /// A cheap map (scalar statements without loops, one result, at most two arrays) whose result
-    /// is used once, as an array of a `reduce`, `scan` or `hist` of the same body, is computed
-    /// where that reduction reads it (a virtual `DArr::Map`): `f32.sum (map2 (*) xs ys)` reads
-    /// `xs` and `ys` once, instead of writing the products and reading them back.
+    /// A cheap map (scalar statements without loops, views, or maps of them) whose result is
+    /// used once, as an array of a `reduce`, `scan` or
+    /// `hist` of the same body, is computed where that reduction reads it (a virtual
+    /// `DArr::Map`): `f32.sum (map2 (*) xs ys)` reads `xs` and `ys` once, instead of writing the
+    /// products and reading them back; the per-sample outer products of a gradient, summed over
+    /// the samples, are never stored (an [n][h][i] array for an [h][i] result). For a map with
+    /// several results this is decided per result, on the map projected to it ([`projected`]).
     fn find_fused(&mut self, b: &ir::Body) {
-        for st in &b.stms {
-            let Exp::Map { lam, arrs, .. } = &st.exp else { continue };
-            let [p] = st.pat.as_slice() else { continue };
-            let cheap = arrs.len() <= 2
-                && matches!(&p.ty, Type::Array { shape, .. } if shape.len() == 1)
-                && lam.body.stms.iter().all(|x| {
+        // Scalar statements without loops, views of arrays, single-element updates, and maps
+        // and branches of those: what a launch would compute for each element anyway.
+        fn cheap(prog: &ir::Program, lam: &ir::Lambda) -> bool {
+            body(prog, &lam.body)
+        }
+        fn body(prog: &ir::Program, b: &ir::Body) -> bool {
+            b.stms.iter().all(|x| match &x.exp {
+                Exp::Map { lam, .. } => cheap(prog, lam),
+                Exp::If { then_body, else_body, .. } => {
+                    body(prog, then_body) && body(prog, else_body)
+                }
+                Exp::Update { idx, .. } => idx.iter().all(|i| matches!(i, DimIndex::Fix(_))),
+                Exp::Apply { .. } => false,
+                Exp::Index { .. }
+                | Exp::Atom(_)
+                | Exp::Iota { .. }
+                | Exp::Replicate { .. }
+                | Exp::Rearrange { .. }
+                | Exp::Reshape { .. } => true,
+                _ => {
                     x.pat.iter().all(|q| matches!(q.ty, Type::Prim(_)))
-                        && !super::distribute::heavy(self.prog, x)
-                        && !matches!(x.exp, Exp::Apply { .. })
+                        && !super::distribute::heavy(prog, x)
+                }
+            })
+        }
+        for st in &b.stms {
+            if !matches!(st.exp, Exp::Map { .. }) {
+                continue;
+            }
+            for (k, p) in st.pat.iter().enumerate() {
+                // The reduction reading it, and how many other arrays that one reads.
+                let consumer = b.stms.iter().find_map(|c| match &c.exp {
+                    Exp::Reduce { arrs, .. } | Exp::Scan { arrs, .. } if arrs.contains(&p.var) => {
+                        Some(arrs.len() - 1)
+                    }
+                    Exp::Hist { is, vs, .. } if *is == p.var || vs.contains(&p.var) => {
+                        Some(vs.len())
+                    }
+                    _ => None,
                 });
-            let consumed = b.stms.iter().any(|c| match &c.exp {
-                Exp::Reduce { arrs, .. } | Exp::Scan { arrs, .. } => arrs.contains(&p.var),
-                Exp::Hist { is, vs, .. } => *is == p.var || vs.contains(&p.var),
-                _ => false,
-            });
-            if cheap && consumed && self.uses.get(&p.var) == Some(&1) {
-                self.fused.insert(p.var);
+                let Some(others) = consumer else { continue };
+                if self.uses.get(&p.var) != Some(&1) {
+                    continue;
+                }
+                // Whether its buffers fit is decided where it is generated (`fused_map`).
+                let Some(Exp::Map { lam, .. }) = projected(&st.exp, k) else { continue };
+                if cheap(self.prog, &lam) {
+                    self.fused.insert(p.var, others);
+                }
             }
         }
     }
@@ -432,8 +488,8 @@ impl HostGen<'_> {
             Exp::Rearrange { arr, .. } if !self.virt.contains_key(arr) => {
                 self.virtual_array(s, out)?
             }
-            Exp::Map { .. } if s.pat.first().is_some_and(|p| self.fused.contains(&p.var)) => {
-                self.virtual_array(s, out)?
+            Exp::Map { .. } if s.pat.iter().any(|p| self.fused.contains_key(&p.var)) => {
+                self.fused_map(s, out)?
             }
             Exp::Map { .. } if self.tileable(s) => self.tiled(s, out)?,
             Exp::Map { lam, arrs, .. } if seg_scan(lam) => self.seg_scan(s, lam, arrs, out)?,
@@ -685,6 +741,51 @@ impl HostGen<'_> {
             self.virt.insert(p.var, s.exp.clone());
         }
         self.tabulate(s, out)
+    }
+
+    /// A map some of whose results may be computed where reductions read them (`find_fused`):
+    /// each of those whose kernel would bind few enough buffers for the reduction's kernels to
+    /// stay within WebGPU's 8 storage buffers (the error record, the reduction's output and
+    /// other arrays, and what computing the element reads) is virtual, as its projection of the
+    /// map; the others are launched as usual.
+    fn fused_map(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
+        let mut rest = Vec::new();
+        for (k, p) in s.pat.iter().enumerate() {
+            let (Some(e), Some(&others)) = (projected(&s.exp, k), self.fused.get(&p.var)) else {
+                rest.push(k);
+                continue;
+            };
+            // The buffers the element's computation binds: those of the launch that would
+            // compute the result alone, its output aside (generated, counted and dropped).
+            let kernels = self.kernels.len();
+            let mut launch = Vec::new();
+            let one = ir::Stm { pat: vec![p.clone()], exp: e.clone(), span: s.span };
+            let reads = match (self.tabulate(&one, &mut launch), launch.as_slice()) {
+                (Ok(()), [HostStm::Launch { dispatch, .. }]) => dispatch.bufs.len() - 1,
+                _ => usize::MAX,
+            };
+            self.kernels.truncate(kernels);
+            if reads.saturating_add(others) <= FUSED_BUFFERS {
+                self.virt.insert(p.var, e);
+            } else {
+                rest.push(k);
+            }
+        }
+        if rest.is_empty() {
+            return Ok(());
+        }
+        let Exp::Map { w, lam, arrs } = &s.exp else {
+            return Err(internal(s.span, "a fused map"));
+        };
+        let (body, _) = super::kernel::only_results(&lam.body, &rest);
+        let lam = ir::Lambda {
+            params: lam.params.clone(),
+            body,
+            ret: rest.iter().filter_map(|&k| lam.ret.get(k).cloned()).collect(),
+        };
+        let pat = rest.iter().filter_map(|&k| s.pat.get(k).cloned()).collect();
+        let rest = ir::Stm { pat, exp: Exp::Map { w: *w, lam, arrs: arrs.clone() }, span: s.span };
+        self.tabulate(&rest, out)
     }
 
     /// Whether `s` is a matrix-product nest (`tile::product`) whose rows' length the host knows.

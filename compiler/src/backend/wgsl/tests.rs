@@ -467,3 +467,32 @@ fn a_cheap_map_read_once_by_a_reduction_is_computed_where_it_is_read() {
                  let ys = map (\\x -> x * 2) xs in (f32.sum ys, ys)";
     assert_eq!(launches(twice), 1);
 }
+
+#[test]
+fn per_sample_outer_products_summed_over_the_samples_are_never_stored() {
+    let ranks = |src: &str| {
+        let gp = gpu(src).unwrap();
+        let mut r: Vec<usize> = host_stms(&gp)
+            .into_iter()
+            .filter_map(|s| match s {
+                HostStm::Launch { shape, .. } => Some(shape.len()),
+                _ => None,
+            })
+            .collect();
+        r.sort();
+        r
+    };
+    // The [n][h][i] products are computed where the sum over n reads them: [h][i] launches
+    // only (the neutral element and the sum).
+    let outer = "entry main [n][h][i] (a: [n][h]f32) (x: [n][i]f32) : [h][i]f32 =\n  \
+                 reduce (map2 (map2 (+))) (replicate h (replicate i 0f32))\n    \
+                 (map2 (\\ar xr -> map (\\p -> map (* p) xr) ar) a x)";
+    assert_eq!(ranks(outer), [2, 2]);
+    // Computing an element would bind seven arrays: with the reduction's output and the error
+    // record, more than WebGPU's 8 storage buffers, so the products are launched and stored.
+    let wide = "entry main [n][m] (a: [n][m]f32) (b: [n][m]f32) (c: [n][m]f32) (d: [n][m]f32)\n    \
+                (e: [n][m]f32) (f: [n][m]f32) (g: [n][m]f32) : [m]f32 =\n  \
+                reduce (map2 (+)) (replicate m 0f32)\n    \
+                (map (\\k -> map (\\j -> a[k][j] + b[k][j] + c[k][j] + d[k][j] + e[k][j] + f[k][j] + g[k][j]) (iota m)) (iota n))";
+    assert_eq!(ranks(wide), [1, 2]);
+}
