@@ -799,8 +799,9 @@ impl HostGen<'_> {
     /// A matrix-product nest as one invocation per square block of the result, with a kernel for
     /// GPUs and one for software devices (see [`tile`]).
     fn tiled(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
-        let gpu = self.tile_kernel(s, tile::GPU_SIDE)?;
-        let software = self.tile_kernel(s, tile::SOFTWARE_SIDE)?;
+        let prod = tile::product(s).ok_or_else(|| internal(s.span, "matrix product"))?;
+        let gpu = self.tile_kernel(s, &prod, tile::GPU_SIDE)?;
+        let software = self.tile_kernel(s, &prod, tile::SOFTWARE_SIDE)?;
         let Some(res) = s.pat.first() else { return Err(internal(s.span, "matrix product")) };
         let Type::Array { shape, .. } = &res.ty else {
             return Err(internal(s.span, "matrix product"));
@@ -820,8 +821,7 @@ impl HostGen<'_> {
     }
 
     /// The kernel of a matrix-product nest with blocks of side `side`.
-    fn tile_kernel(&mut self, s: &ir::Stm, side: u32) -> R<Dispatch> {
-        let prod = tile::product(s).ok_or_else(|| internal(s.span, "matrix product"))?;
+    fn tile_kernel(&mut self, s: &ir::Stm, prod: &tile::Product, side: u32) -> R<Dispatch> {
         let [res] = s.pat.as_slice() else { return Err(internal(s.span, "matrix product")) };
         let Type::Array { elem: acc_t, shape } = &res.ty else {
             return Err(internal(s.span, "matrix product"));
@@ -836,7 +836,7 @@ impl HostGen<'_> {
             let p = gen.dim(&shape[1])?;
             let p = gen.let_(&p, PrimType::Int(ir_i32()));
             let out_buf = gen.buffer(BufRef::Var(res.var), acc_t, Access::ReadWrite);
-            tile::emit(&mut gen, &prod, [&n, &p], acc_t, out_buf, side)?;
+            tile::emit(&mut gen, prod, [&n, &p], acc_t, out_buf, side)?;
             let wgsl = assemble(&gen, "", "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
