@@ -110,3 +110,37 @@ fn wasm_agrees_with_the_interpreter_on_the_corpus() {
     assert!(cases > 500, "only {cases} cases found");
     assert!(problems.is_empty(), "{}\n{}", problems.len(), problems.join("\n"));
 }
+
+/// Array reductions whose rows a map computes are summed as the rows are computed, in parallel
+/// chunks where the map is worth it; the chunks' sums must still be combined in order. With
+/// 2x2 matrix products (associative, not commutative), against a sequential loop, for fewer
+/// rows than chunks and more.
+#[test]
+fn summed_rows_are_folded_in_order() {
+    let src = "
+def mul2 (a: [2][2]i64) (b: [2][2]i64) : [2][2]i64 =
+  [[a[0][0] * b[0][0] + a[0][1] * b[1][0], a[0][0] * b[0][1] + a[0][1] * b[1][1]],
+   [a[1][0] * b[0][0] + a[1][1] * b[1][0], a[1][0] * b[0][1] + a[1][1] * b[1][1]]]
+
+def step (i: i64) : [2][2]i64 =
+  map (\\r -> map (\\c -> (i * 3 + r * 5 + c * 7) % 4 - 1) (iota 2)) (iota 2)
+
+-- ==
+-- input { 0i64 } output { true }
+-- input { 3i64 } output { true }
+-- input { 17i64 } output { true }
+-- input { 100i64 } output { true }
+entry main (n: i64) : bool =
+  let id = [[1i64, 0], [0, 1]]
+  let r = reduce mul2 id (map step (iota n))
+  let s = loop acc = id for i < n do mul2 acc (step i)
+  in and (map2 (\\x y -> and (map2 (==) x y)) r s)
+";
+    let mut both = Both { wasm: WasmBackend::new().unwrap(), disagreements: Vec::new() };
+    let report = run_file("summed_rows", src, &mut both, &Options::default());
+    assert_eq!(report.cases.len(), 4);
+    for c in &report.cases {
+        assert!(matches!(c.status, Status::Passed), "{}", c.title("summed_rows"));
+    }
+    assert!(both.disagreements.is_empty(), "{:?}", both.disagreements);
+}

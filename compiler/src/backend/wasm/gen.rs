@@ -54,6 +54,10 @@ pub(super) struct Gen<'p> {
     dests: HashMap<Var, LocalId>,
     /// The results written at their destination, which need no copy.
     placed: std::collections::HashSet<Var>,
+    /// Array `reduce`s whose rows a map summed as it computed them (`map_summed`): the
+    /// reduction's result variable, the local holding the sum's address, and its element count
+    /// and type.
+    summed: HashMap<Var, (LocalId, LocalId, PrimType)>,
 }
 
 /// One index position with its operands in i64 locals.
@@ -120,6 +124,7 @@ pub(super) fn generate(
         here_in_place: false,
         dests: HashMap::new(),
         placed: Default::default(),
+        summed: HashMap::new(),
     };
     let mut entries = Vec::new();
     for ep in &prog.entries {
@@ -469,6 +474,11 @@ impl<'p> Gen<'p> {
             if std::mem::take(&mut skip) {
                 continue;
             }
+            let sums = summed_results(body, k);
+            if !sums.is_empty() {
+                self.map_summed(b, s, &sums, body);
+                continue;
+            }
             // A map whose result the next statement reduces: fuse the two vector loops.
             let fuse = match (&s.exp, body.stms.get(k + 1).map(|n| &n.exp)) {
                 (Exp::Map { w, .. }, Some(Exp::Reduce { w: w2, lam, neutral, arrs, .. }))
@@ -682,6 +692,26 @@ impl<'p> Gen<'p> {
             }
             Exp::Loop { params, form, body } => self.do_loop(b, params, form, body, &pat, span),
             Exp::Map { w, lam, arrs } => self.map(b, w, lam, arrs, &stm.pat, &pat, span, None),
+            Exp::Reduce { w, neutral, lam, .. } if self.summed.contains_key(&stm.pat[0].var) => {
+                // Summed by the map that computed its rows: the neutral element, and the sum
+                // of the rows if there are any (`ne op sum`, as the interpreter folds it).
+                let (acc, n, elem) = self.summed[&stm.pat[0].var];
+                let ne = self.tmp(ValType::I32);
+                self.push_atom(b, &neutral[0]);
+                b.local_set(ne).local_get(ne).local_set(pat[0]);
+                self.push_i64(b, w);
+                b.i64_const(0).binop(B::I64GtS);
+                let fold = {
+                    let mut t = b.dangling_instr_seq(None);
+                    let no = self.tmp(ValType::I32);
+                    t.i32_const(0).local_set(no);
+                    self.sum_row(&mut t, lam, [acc, ne, acc], n, elem, no, span);
+                    t.local_get(acc).local_set(pat[0]);
+                    t.id()
+                };
+                let none = b.dangling_instr_seq(None).id();
+                b.instr(walrus::ir::IfElse { consequent: fold, alternative: none });
+            }
             Exp::Reduce { w, lam, neutral, arrs, .. } => {
                 self.fold(b, w, lam, neutral, arrs, None, &pat, span)
             }
@@ -1627,6 +1657,200 @@ impl<'p> Gen<'p> {
         });
     }
 
+    /// The map `s` whose results `sums` (result index, index of the reducing statement in
+    /// `body`) are each read only by an array `reduce` of the same width: each of their rows is
+    /// folded into a sum as soon as it is computed, and the arena goes back after every
+    /// iteration, so the [w]-row arrays are never stored (a gradient's per-sample adjoints of
+    /// a weight matrix, summed over the samples, need one matrix, not one per sample). The other
+    /// results are stored as by `map`. With threads, a map worth running in parallel keeps a sum
+    /// per chunk of [`SUM_CHUNKS`] rows' ranges, the chunks run in parallel, and their sums are
+    /// folded in order afterwards.
+    fn map_summed(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        s: &ir::Stm,
+        sums: &[(usize, usize)],
+        body: &Body,
+    ) {
+        let Exp::Map { w, lam, arrs } = &s.exp else { return };
+        let span = s.span;
+        let pat: Vec<LocalId> = s.pat.iter().map(|p| self.bind(p, span)).collect();
+        let wl = self.i64_local(b, w);
+        self.check_width(b, wl, w, arrs, "map", span);
+        let stored: Vec<usize> =
+            (0..s.pat.len()).filter(|k| !sums.iter().any(|(i, _)| i == k)).collect();
+        let stored_params: Vec<Param> = stored.iter().map(|&k| s.pat[k].clone()).collect();
+        let stored_pat: Vec<LocalId> = stored.iter().map(|&k| pat[k]).collect();
+        let outs = self.soac_outputs(b, &stored_params, &stored_pat);
+        let parallel = self.opts.threads && !self.in_par && super::par::heavy(&lam.body);
+        let chunks = self.tmp(ValType::I64);
+        b.i64_const(if parallel { SUM_CHUNKS } else { 1 }).local_set(chunks);
+        // Each sum: the chunks' sums (one after another), the result, its element count.
+        let mut accs = Vec::new();
+        for &(k, r) in sums {
+            let Type::Array { elem, shape } = &s.pat[k].ty else { return };
+            let ds = self.dim_locals(b, &shape[1..]);
+            let n = self.product(b, &ds);
+            let total = self.tmp(ValType::I64);
+            b.local_get(n).local_get(chunks).binop(B::I64Mul).local_set(total);
+            let parts = self.alloc_elems(b, total, *elem);
+            let acc = if parallel { self.alloc_elems(b, n, *elem) } else { parts };
+            let Exp::Reduce { lam: op, .. } = &body.stms[r].exp else { return };
+            self.summed.insert(body.stms[r].pat[0].var, (acc, n, *elem));
+            accs.push((k, parts, acc, n, *elem, op));
+        }
+        let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
+        let arena = self.arena;
+        // The rows of chunk `c` are [c * w / chunks, (c + 1) * w / chunks).
+        let bounds = |g: &mut Self, b: &mut InstrSeqBuilder, c: LocalId| {
+            let (lo, hi) = (g.tmp(ValType::I64), g.tmp(ValType::I64));
+            b.local_get(c).local_get(wl).binop(B::I64Mul).local_get(chunks).binop(B::I64DivS);
+            b.local_set(lo);
+            b.local_get(c).i64_const(1).binop(B::I64Add).local_get(wl).binop(B::I64Mul);
+            b.local_get(chunks).binop(B::I64DivS).local_set(hi);
+            (lo, hi)
+        };
+        let chunk = |g: &mut Self, b: &mut InstrSeqBuilder, c: LocalId| {
+            let (lo, hi) = bounds(g, b, c);
+            g.for_step(b, Some(lo), hi, 1, |g, b, j| {
+                let mark = arena.mark(&mut g.module, b);
+                for (p, a) in ps.iter().zip(arrs) {
+                    g.bind_row(b, *p, *a, j);
+                }
+                g.body(b, &lam.body);
+                for ((out, row, elem), &k) in outs.iter().zip(&stored) {
+                    g.store_row(b, *out, j, &lam.body.result[k], *elem, *row);
+                }
+                let first = g.tmp(ValType::I32);
+                b.local_get(j).local_get(lo).binop(B::I64Eq).local_set(first);
+                for &(k, parts, _, n, elem, op) in &accs {
+                    let Atom::Var(row) = lam.body.result[k] else { continue };
+                    let row = g.local(row);
+                    let at = g.tmp(ValType::I64);
+                    b.local_get(c).local_get(n).binop(B::I64Mul).local_set(at);
+                    let sum = g.tmp(ValType::I32);
+                    g.elem_addr(b, parts, at, elem);
+                    b.local_set(sum);
+                    g.sum_row(b, op, [sum, sum, row], n, elem, first, span);
+                }
+                arena.restore(b, mark);
+            });
+        };
+        if parallel {
+            self.par_loop(b, chunks, chunk);
+            // The chunks' sums in order; chunks without rows (fewer rows than chunks) are
+            // skipped.
+            let have = self.tmp(ValType::I32);
+            b.i32_const(0).local_set(have);
+            self.for_step(b, None, chunks, 1, |g, b, c| {
+                let (lo, hi) = bounds(g, b, c);
+                b.local_get(lo).local_get(hi).binop(B::I64LtS);
+                let nonempty = {
+                    let mut t = b.dangling_instr_seq(None);
+                    let first = g.tmp(ValType::I32);
+                    t.local_get(have).unop(U::I32Eqz).local_set(first);
+                    for &(_, parts, acc, n, elem, op) in &accs {
+                        let at = g.tmp(ValType::I64);
+                        t.local_get(c).local_get(n).binop(B::I64Mul).local_set(at);
+                        let part = g.tmp(ValType::I32);
+                        g.elem_addr(&mut t, parts, at, elem);
+                        t.local_set(part);
+                        g.sum_row(&mut t, op, [acc, acc, part], n, elem, first, span);
+                    }
+                    t.i32_const(1).local_set(have);
+                    t.id()
+                };
+                let empty = b.dangling_instr_seq(None).id();
+                b.instr(walrus::ir::IfElse { consequent: nonempty, alternative: empty });
+            });
+        } else {
+            let zero = self.tmp(ValType::I64);
+            b.i64_const(0).local_set(zero);
+            chunk(self, b, zero);
+        }
+    }
+
+    /// `[sum, left, row]` (addresses of arrays of `n` elements): `sum <- row` if `first` (an
+    /// i32), else `sum <- op left row`.
+    #[allow(clippy::too_many_arguments)]
+    fn sum_row(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        op: &Lambda,
+        [sum, left, row]: [LocalId; 3],
+        n: LocalId,
+        elem: PrimType,
+        first: LocalId,
+        span: Span,
+    ) {
+        b.local_get(first);
+        let copy = {
+            let mut t = b.dangling_instr_seq(None);
+            self.copy_elems(
+                &mut t,
+                |t| {
+                    t.local_get(sum);
+                },
+                |t| {
+                    t.local_get(row);
+                },
+                n,
+                elem,
+            );
+            t.id()
+        };
+        let fold = {
+            let mut e = b.dangling_instr_seq(None);
+            match elementwise(op) {
+                // `map2 (... (map2 f))`: each element of the sum updated in place.
+                Some(f) => {
+                    let (x, y) = (self.bind(&f.params[0], span), self.bind(&f.params[1], span));
+                    let r = match f.body.result[0] {
+                        Atom::Var(v) => v,
+                        Atom::Const(_) => f.params[0].var,
+                    };
+                    self.for_step(&mut e, None, n, 1, |g, e, i| {
+                        g.elem_addr(e, left, i, elem);
+                        g.load(e, elem);
+                        e.local_set(x);
+                        g.elem_addr(e, row, i, elem);
+                        g.load(e, elem);
+                        e.local_set(y);
+                        g.body(e, &f.body);
+                        g.elem_addr(e, sum, i, elem);
+                        let r = g.local(r);
+                        e.local_get(r);
+                        g.store(e, elem);
+                    });
+                }
+                None => {
+                    let pa = self.bind(&op.params[0], span);
+                    let pb = self.bind(&op.params[1], span);
+                    e.local_get(left).local_set(pa);
+                    e.local_get(row).local_set(pb);
+                    self.body(&mut e, &op.body);
+                    let res = match op.body.result[0] {
+                        Atom::Var(v) => self.local(v),
+                        Atom::Const(_) => pa,
+                    };
+                    self.copy_elems(
+                        &mut e,
+                        |e| {
+                            e.local_get(sum);
+                        },
+                        |e| {
+                            e.local_get(res);
+                        },
+                        n,
+                        elem,
+                    );
+                }
+            }
+            e.id()
+        };
+        b.instr(walrus::ir::IfElse { consequent: copy, alternative: fold });
+    }
+
     /// `reduce` (no `scan_pat`) or `scan` (an output array per value).
     #[allow(clippy::too_many_arguments)]
     fn fold(
@@ -1866,6 +2090,71 @@ fn replace_nth_hole(s: &str, n: usize, with: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The results of `body.stms[k]`, if it is a map, that are each read exactly once afterwards,
+/// by an array `reduce` of the same width over that result alone: (result index, index of the
+/// reduction).
+fn summed_results(body: &Body, k: usize) -> Vec<(usize, usize)> {
+    let s = &body.stms[k];
+    let Exp::Map { w, .. } = &s.exp else { return Vec::new() };
+    let mut out = Vec::new();
+    for (i, p) in s.pat.iter().enumerate() {
+        if !matches!(&p.ty, Type::Array { shape, .. } if shape.len() >= 2) {
+            continue;
+        }
+        let red = body.stms.iter().enumerate().skip(k + 1).find(|(_, r)| {
+            matches!(&r.exp, Exp::Reduce { w: w2, arrs, neutral, lam, .. }
+                if w2 == w && arrs.as_slice() == [p.var] && neutral.len() == 1
+                    && lam.params.len() == 2 && lam.body.result.len() == 1
+                    && r.pat.len() == 1 && matches!(r.pat[0].ty, Type::Array { .. }))
+        });
+        if let Some((r, _)) = red {
+            if uses_after(body, k + 1, p.var) == 1 {
+                out.push((i, r));
+            }
+        }
+    }
+    out
+}
+
+/// How many sums a map summed in parallel keeps per result (`Gen::map_summed`): chunks of its
+/// rows, which the threads share out.
+const SUM_CHUNKS: i64 = 16;
+
+/// The scalar function `f` of an operator `\a b -> map2 (... (map2 f)) a b` on arrays of
+/// scalars: applied to the elements of two arrays of the same shape, in place of the nest.
+fn elementwise(lam: &Lambda) -> Option<&Lambda> {
+    let [p, q] = lam.params.as_slice() else { return None };
+    if let (Type::Prim(_), Type::Prim(_)) = (&p.ty, &q.ty) {
+        let scalar =
+            lam.body.stms.iter().all(|s| s.pat.iter().all(|x| matches!(x.ty, Type::Prim(_))))
+                && lam.body.stms.iter().all(|s| {
+                    !matches!(s.exp, Exp::Loop { .. } | Exp::Apply { .. } | Exp::If { .. })
+                })
+                && matches!(lam.body.result.as_slice(), [Atom::Var(_)]);
+        return scalar.then_some(lam);
+    }
+    let [stm] = lam.body.stms.as_slice() else { return None };
+    let Exp::Map { lam: inner, arrs, .. } = &stm.exp else { return None };
+    let ok = arrs.as_slice() == [p.var, q.var]
+        && matches!(lam.body.result.as_slice(), [Atom::Var(r)] if stm.pat.len() == 1 && *r == stm.pat[0].var);
+    if ok {
+        elementwise(inner)
+    } else {
+        None
+    }
+}
+
+/// How often `v` is read by the statements of `body` from index `from` on and by its result.
+fn uses_after(body: &Body, from: usize, v: Var) -> usize {
+    let mut rest = Body {
+        stms: body.stms.get(from..).unwrap_or_default().to_vec(),
+        result: body.result.clone(),
+    };
+    let mut n = 0;
+    crate::ad::walk::body_vars(&mut rest, &mut |x, binder| n += usize::from(!binder && *x == v));
+    n
 }
 
 /// Is `v` read by the statements of `body` from index `from` on, or by its result?

@@ -84,6 +84,17 @@ impl Gen<'_> {
         ps: &[LocalId],
         outs: &[(LocalId, Option<LocalId>, PrimType)],
     ) {
+        self.par_loop(b, w, |g, b, j| g.map_iteration(b, j, lam, arrs, ps, outs));
+    }
+
+    /// `for j < w: f(j)` as an exported `par.K` over pieces of `[0, w)`, which the host's
+    /// `threads.par_for` runs on its threads (iterations must write disjoint memory).
+    pub(super) fn par_loop(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        w: LocalId,
+        f: impl FnOnce(&mut Self, &mut InstrSeqBuilder, LocalId),
+    ) {
         // Locals made from here on belong to the outlined function; older ones it reads are
         // the caller's values, passed in the environment.
         let first_own = self.module.locals.add(ValType::I32).index();
@@ -98,9 +109,7 @@ impl Gen<'_> {
         let was = std::mem::replace(&mut self.in_par, true);
         {
             let mut body = fb.func_body();
-            self.for_step(&mut body, Some(start), end, 1, |g, b, j| {
-                g.map_iteration(b, j, lam, arrs, ps, outs)
-            });
+            self.for_step(&mut body, Some(start), end, 1, f);
         }
         self.in_par = was;
         let fid = fb.finish(vec![env, start, end], &mut self.module.funcs);
