@@ -139,6 +139,15 @@ pub(super) fn generate(
 }
 
 impl<'p> Gen<'p> {
+    /// A construct that earlier checks rule out (an error, never silently wrong code).
+    pub(super) fn internal(&mut self, span: Span, what: &str) {
+        self.errors.push(Diagnostic::new(
+            Phase::Lower,
+            span,
+            format!("internal error: unexpected {what} in the wasm backend"),
+        ));
+    }
+
     pub(super) fn unsupported(&mut self, span: Span, what: &str) {
         if self.errors.len() < 20 {
             self.errors.push(Diagnostic::new(
@@ -1688,14 +1697,19 @@ impl<'p> Gen<'p> {
         // Each sum: the chunks' sums (one after another), the result, its element count.
         let mut accs = Vec::new();
         for &(k, r) in sums {
-            let Type::Array { elem, shape } = &s.pat[k].ty else { return };
+            // `summed_results` chose arrays of rank 2 or more read by array reductions.
+            let (Type::Array { elem, shape }, Exp::Reduce { lam: op, .. }) =
+                (&s.pat[k].ty, &body.stms[r].exp)
+            else {
+                self.internal(span, "a summed map");
+                return;
+            };
             let ds = self.dim_locals(b, &shape[1..]);
             let n = self.product(b, &ds);
             let total = self.tmp(ValType::I64);
             b.local_get(n).local_get(chunks).binop(B::I64Mul).local_set(total);
             let parts = self.alloc_elems(b, total, *elem);
             let acc = if parallel { self.alloc_elems(b, n, *elem) } else { parts };
-            let Exp::Reduce { lam: op, .. } = &body.stms[r].exp else { return };
             self.summed.insert(body.stms[r].pat[0].var, (acc, n, *elem));
             accs.push((k, parts, acc, n, *elem, op));
         }
@@ -1724,6 +1738,7 @@ impl<'p> Gen<'p> {
                 let first = g.tmp(ValType::I32);
                 b.local_get(j).local_get(lo).binop(B::I64Eq).local_set(first);
                 for &(k, parts, _, n, elem, op) in &accs {
+                    // An array result is a variable.
                     let Atom::Var(row) = lam.body.result[k] else { continue };
                     let row = g.local(row);
                     let at = g.tmp(ValType::I64);
