@@ -574,7 +574,8 @@ impl<D: Device> Exec<'_, D> {
                     let groups = groups_for(n).min(SOFTWARE_REDUCE_GROUPS);
                     (groups, groups * WORKGROUP as u64, flat)
                 } else {
-                    (groups_for(n), groups_for(n), &passes[0])
+                    let groups = groups_for(n);
+                    (groups, groups, &passes[0])
                 };
                 let k = pat.len();
                 let mut temps = Vec::new();

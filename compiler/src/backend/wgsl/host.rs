@@ -201,11 +201,11 @@ fn scalar_types(ps: &[ir::Param]) -> Option<Vec<PrimType>> {
         .collect()
 }
 
-/// Result `k` of the map `e` alone: its function computes only that result and takes only the
-/// arrays it reads.
-fn projected(e: &Exp, k: usize) -> Option<Exp> {
+/// Results `ks` of the map `e` alone: its function computes only those results and takes only
+/// the arrays it reads.
+fn projected(e: &Exp, ks: &[usize]) -> Option<Exp> {
     let Exp::Map { w, lam, arrs } = e else { return None };
-    let (body, used) = super::kernel::only_results(&lam.body, &[k]);
+    let (body, used) = super::kernel::only_results(&lam.body, ks);
     let (params, arrs): (Vec<_>, Vec<_>) = lam
         .params
         .iter()
@@ -213,7 +213,7 @@ fn projected(e: &Exp, k: usize) -> Option<Exp> {
         .filter(|(p, _)| used.contains(&p.var))
         .map(|(p, a)| (p.clone(), *a))
         .unzip();
-    let ret = vec![lam.ret.get(k)?.clone()];
+    let ret = ks.iter().map(|&k| lam.ret.get(k).cloned()).collect::<Option<_>>()?;
     Some(Exp::Map { w: *w, lam: ir::Lambda { params, body, ret }, arrs })
 }
 
@@ -322,7 +322,7 @@ impl HostGen<'_> {
                     continue;
                 }
                 // Whether its buffers fit is decided where it is generated (`fused_map`).
-                let Some(Exp::Map { lam, .. }) = projected(&st.exp, k) else { continue };
+                let Some(Exp::Map { lam, .. }) = projected(&st.exp, &[k]) else { continue };
                 if cheap(self.prog, &lam) {
                     self.fused.insert(p.var, others);
                 }
@@ -751,7 +751,7 @@ impl HostGen<'_> {
     fn fused_map(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
         let mut rest = Vec::new();
         for (k, p) in s.pat.iter().enumerate() {
-            let (Some(e), Some(&others)) = (projected(&s.exp, k), self.fused.get(&p.var)) else {
+            let (Some(e), Some(&others)) = (projected(&s.exp, &[k]), self.fused.get(&p.var)) else {
                 rest.push(k);
                 continue;
             };
@@ -774,18 +774,9 @@ impl HostGen<'_> {
         if rest.is_empty() {
             return Ok(());
         }
-        let Exp::Map { w, lam, arrs } = &s.exp else {
-            return Err(internal(s.span, "a fused map"));
-        };
-        let (body, _) = super::kernel::only_results(&lam.body, &rest);
-        let lam = ir::Lambda {
-            params: lam.params.clone(),
-            body,
-            ret: rest.iter().filter_map(|&k| lam.ret.get(k).cloned()).collect(),
-        };
+        let exp = projected(&s.exp, &rest).ok_or_else(|| internal(s.span, "a fused map"))?;
         let pat = rest.iter().filter_map(|&k| s.pat.get(k).cloned()).collect();
-        let rest = ir::Stm { pat, exp: Exp::Map { w: *w, lam, arrs: arrs.clone() }, span: s.span };
-        self.tabulate(&rest, out)
+        self.tabulate(&ir::Stm { pat, exp, span: s.span }, out)
     }
 
     /// Whether `s` is a matrix-product nest (`tile::product`) whose rows' length the host knows.
