@@ -184,15 +184,87 @@ fn ogm_log1p(x: f32) -> f32 {
     return log(u) * x / (u - 1.0);
 }
 
+// Float to integer: truncated toward zero; NaN and infinities give 0, and other values out of
+// range wrap: the result is the low 32 bits of the truncated value.
+fn ogm_f2w(x: f32) -> u32 {
+    if ogm_isnan(x) || ogm_isinf(x) { return 0u; }
+    let t = trunc(x);
+    if abs(t) < 2147483648.0 { return bitcast<u32>(i32(t)); }
+    // |t| >= 2^31 is m * 2^k with m an integer below 2^24 and k >= 8.
+    let f = frexp(abs(t));
+    let k = f.exp - 24;
+    if k >= 32 { return 0u; }
+    let w = u32(f.fract * 16777216.0) << u32(k);
+    return select(w, 0u - w, t < 0.0);
+}
+
 fn ogm_f2i(x: f32) -> i32 {
-    if ogm_isnan(x) || ogm_isinf(x) { return 0; }
-    return i32(trunc(x));
+    return bitcast<i32>(ogm_f2w(x));
 }
 
 fn ogm_f2u(x: f32) -> u32 {
-    if ogm_isnan(x) || ogm_isinf(x) { return 0u; }
-    if x < 0.0 { return bitcast<u32>(i32(trunc(x))); }
-    return u32(trunc(x));
+    return ogm_f2w(x);
+}
+
+// Does a float converted to a 64-bit integer (truncated, wrapped modulo 2^64) leave the 32-bit
+// range the GPU computes i64 (`signed`) or u64 values in?
+fn ogm_f2w_ovf(x: f32, signed: bool) -> bool {
+    if ogm_isnan(x) || ogm_isinf(x) { return false; }
+    let t = trunc(x);
+    if signed && t >= -2147483648.0 && t < 2147483648.0 { return false; }
+    if !signed && t >= 0.0 && t < 4294967296.0 { return false; }
+    // Out of range, it stays out modulo 2^64 unless its lowest set bit is bit 64 or above.
+    let f = frexp(abs(t));
+    return i32(countTrailingZeros(u32(f.fract * 16777216.0))) + f.exp - 24 < 64;
+}
+
+// Overflow checks of 64-bit integer operations, which the GPU computes in 32 bits: does the
+// 64-bit result of an operation on operands that fit in 32 bits not fit in 32 bits?
+fn ogm_mul_ovf_i32(a: i32, b: i32) -> bool {
+    let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0);
+    let ub = select(bitcast<u32>(b), 0u - bitcast<u32>(b), b < 0);
+    // 46340^2 < 2^31: the common case needs no division.
+    if max(ua, ub) <= 46340u || ua == 0u || ub == 0u { return false; }
+    let limit = select(0x7fffffffu, 0x80000000u, (a < 0) != (b < 0));
+    return ua > limit / ub;
+}
+
+fn ogm_mul_ovf_u32(a: u32, b: u32) -> bool {
+    if max(a, b) <= 65535u || a == 0u || b == 0u { return false; }
+    return a > 0xffffffffu / b;
+}
+
+// x ** y modulo 2^64. For |x| >= 2, an even x to a power of at least 64 is 0; otherwise the
+// power is at least 2^y, and it is computed exactly while it fits.
+fn ogm_pow_ovf_i32(x: i32, y: i32) -> bool {
+    if y <= 0 || (x >= -1 && x <= 1) { return false; }
+    if y >= 64 { return (x & 1) == 1; }
+    var acc = 1;
+    for (var k = 0; k < y; k++) {
+        if ogm_mul_ovf_i32(acc, x) { return true; }
+        acc = acc * x;
+    }
+    return false;
+}
+
+fn ogm_pow_ovf_u32(x: u32, y: u32) -> bool {
+    if y == 0u || x <= 1u { return false; }
+    if y >= 64u { return (x & 1u) == 1u; }
+    var acc = 1u;
+    for (var k = 0u; k < y; k++) {
+        if ogm_mul_ovf_u32(acc, x) { return true; }
+        acc = acc * x;
+    }
+    return false;
+}
+
+// x << y on 64 bits, for x (the low word of a sign-extended i64 when `signed`, of a u64
+// otherwise) and an amount read as unsigned: amounts of 64 or more give 0.
+fn ogm_shl_ovf_u32(x: u32, y: u32, signed: bool) -> bool {
+    if x == 0u || y >= 64u { return false; }
+    if y >= 32u { return (x << (y - 32u)) != 0u; }
+    if signed { return ((bitcast<i32>(x) << y) >> y) != bitcast<i32>(x); }
+    return ((x << y) >> y) != x;
 }
 
 // f16 values live in f32 registers and words; every f16 operation rounds its f32 result to the

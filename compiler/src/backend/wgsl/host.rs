@@ -1467,6 +1467,15 @@ fn atomic_update(gen: &mut Gen, target: &str, op: ir::BinOp, t: PrimType, x: &st
         gen.close();
         return Ok(());
     }
+    if op == B::Add && super::scalar::narrowed(t) {
+        // A 64-bit sum: the bin's sum so far plus `x` must still fit in 32 bits.
+        let old = gen.let_(&format!("atomicAdd(&{target}, {x})"), t);
+        let r = gen.let_(&format!("({old} + {x})"), t);
+        if let Some(c) = super::scalar::binop_overflow(op, t, &old, x, &r) {
+            gen.fail_narrowed(&c, "{} + {}".into(), t, &[(old, t), (x.to_string(), t)]);
+        }
+        return Ok(());
+    }
     let f = match op {
         B::Add => "atomicAdd",
         B::Min => "atomicMin",

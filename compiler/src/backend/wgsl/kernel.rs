@@ -503,6 +503,24 @@ impl<'a> Gen<'a> {
             }
             DArr::Iota { start, step, ty, .. } => {
                 let i = from_i32(&idx[0], *ty);
+                let lit = |k| match ty {
+                    PrimType::Int(it) => scalar::literal(PrimValue::int(*it, k)),
+                    _ => String::new(),
+                };
+                if scalar::narrowed(*ty) && (*start != lit(0) || *step != lit(1)) {
+                    // `start + i * step` in 64 bits: each step must fit in 32.
+                    let (start, step) = (start.clone(), step.clone());
+                    let p = self.let_(&format!("({i} * {step})"), *ty);
+                    let r = self.let_(&format!("({start} + {p})"), *ty);
+                    let mul = scalar::binop_overflow(ir::BinOp::Mul, *ty, &i, &step, &p);
+                    let add = scalar::binop_overflow(ir::BinOp::Add, *ty, &start, &p, &r);
+                    if let (Some(mul), Some(add)) = (mul, add) {
+                        let what = "element {} of an iota from {} by {}".to_string();
+                        let vals = [(i, *ty), (start, *ty), (step, *ty)];
+                        self.fail_narrowed(&format!("({mul} || {add})"), what, *ty, &vals);
+                    }
+                    return Ok(KVal::Scalar(r, *ty));
+                }
                 let e = scalar::wrap(format!("({start} + {i} * {step})"), *ty);
                 Ok(KVal::Scalar(self.let_(&e, *ty), *ty))
             }
@@ -874,6 +892,23 @@ impl<'a> Gen<'a> {
         self.close();
     }
 
+    /// Report the value `what` (its `{}` filled with `vals`) of the narrowed type `t` when
+    /// `cond`: it does not fit in the 32 bits the GPU computes it in.
+    pub fn fail_narrowed(
+        &mut self,
+        cond: &str,
+        what: String,
+        t: PrimType,
+        vals: &[(String, PrimType)],
+    ) {
+        let msg = format!(
+            "{what} is outside the 32-bit range that the GPU backend computes {t} values in \
+             (the wasm backend computes them in 64 bits)"
+        );
+        let site = self.site(msg, vals.iter().map(|v| v.1).collect());
+        self.fail_if(cond, site, vals);
+    }
+
     fn bind_scalar(&mut self, p: &ir::Param, e: &str, t: PrimType) {
         let n = self.let_(e, t);
         self.bind(p.var, KVal::Scalar(n, t));
@@ -900,6 +935,14 @@ impl<'a> Gen<'a> {
             Exp::UnOp(op, t, a) => {
                 let (a, _) = self.scalar(a)?;
                 let e = scalar::unop(*op, *t, &a).ok_or_else(|| internal(s.span, "unop"))?;
+                if let Some(c) = scalar::unop_overflow(*op, *t, &a) {
+                    let what = match op {
+                        ir::UnOp::Abs => format!("{t}.abs({{}})"),
+                        ir::UnOp::Not => "!{}".to_string(),
+                        _ => "-{}".to_string(),
+                    };
+                    self.fail_narrowed(&c, what, *t, &[(a.clone(), *t)]);
+                }
                 self.bind_scalar(one()?, &e, *t);
             }
             Exp::BinOp(op, t, a, b) => {
@@ -915,7 +958,12 @@ impl<'a> Gen<'a> {
                     self.fail_if(&format!("{b} < 0"), site, &[(a.clone(), *t), (b.clone(), *t)]);
                 }
                 let e = scalar::binop(*op, *t, &a, &b).ok_or_else(|| internal(s.span, "binop"))?;
-                self.bind_scalar(one()?, &e, *t);
+                let r = self.let_(&e, *t);
+                if let Some(c) = scalar::binop_overflow(*op, *t, &a, &b, &r) {
+                    let what = format!("{{}} {} {{}}", crate::ir::print::binop_name(*op));
+                    self.fail_narrowed(&c, what, *t, &[(a, *t), (b, *t)]);
+                }
+                self.bind(one()?.var, KVal::Scalar(r, *t));
             }
             Exp::Cmp(op, t, a, b) => {
                 let (a, _) = self.scalar(a)?;
@@ -924,6 +972,10 @@ impl<'a> Gen<'a> {
             }
             Exp::Convert { from, to, arg } => {
                 let (a, _) = self.scalar(arg)?;
+                if let Some(c) = scalar::convert_overflow(*from, *to, &a) {
+                    let what = format!("{{}} converted to {to}");
+                    self.fail_narrowed(&c, what, *to, &[(a.clone(), *from)]);
+                }
                 self.bind_scalar(one()?, &scalar::convert(*from, *to, &a), *to);
             }
             Exp::Math(f, t, args) => {

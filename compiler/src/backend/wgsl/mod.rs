@@ -17,7 +17,8 @@
 //! * Types: WGSL has no 64-bit types and no 8/16-bit storage. Every element takes a 32-bit word;
 //!   i8/i16/u8/u16 wrap at their own width after each operation; i64/u64 are narrowed to 32 bits
 //!   (the executor checks that every i64 value crossing to the GPU fits, and reports an
-//!   `unsupported on the GPU backend` error otherwise); f16 is computed in f32 and rounded to f16
+//!   `unsupported on the GPU backend` error otherwise, and a kernel reports an operation whose
+//!   64-bit result would not fit as a run-time error); f16 is computed in f32 and rounded to f16
 //!   after every operation (WGSL's f16 is an optional extension); f64 is rejected at compile time.
 //! * Every kernel is validated with naga before the program is returned.
 //!

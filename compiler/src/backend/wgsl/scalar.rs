@@ -124,6 +124,68 @@ pub fn binop(op: BinOp, t: PrimType, a: &str, b: &str) -> Option<String> {
     })
 }
 
+/// Is `t` a 64-bit integer type? The GPU computes those in 32 bits (see the module docs of
+/// `wgsl`), so each operation on one that can leave the 32-bit range is checked.
+pub fn narrowed(t: PrimType) -> bool {
+    matches!(t, PrimType::Int(IntType::I64 | IntType::U64))
+}
+
+/// When the 32-bit result `r` of `a op b` on a narrowed 64-bit type differs from the 64-bit
+/// result: a WGSL condition, or `None` where it never does (the operands fit in 32 bits).
+pub fn binop_overflow(op: BinOp, t: PrimType, a: &str, b: &str, r: &str) -> Option<String> {
+    use BinOp as B;
+    if !narrowed(t) {
+        return None;
+    }
+    let signed = t == PrimType::Int(IntType::I64);
+    Some(match (op, signed) {
+        // Signed: the result's sign is wrong exactly when both operands' signs differ from it.
+        (B::Add, true) => format!("((({a} ^ {r}) & ({b} ^ {r})) < 0)"),
+        (B::Sub, true) => format!("((({a} ^ {b}) & ({a} ^ {r})) < 0)"),
+        (B::Add, false) => format!("({r} < {a})"),
+        // The 64-bit difference wraps to at least 2^64 - 2^32.
+        (B::Sub, false) => format!("({a} < {b})"),
+        (B::Mul, true) => format!("ogm_mul_ovf_i32({a}, {b})"),
+        (B::Mul, false) => format!("ogm_mul_ovf_u32({a}, {b})"),
+        (B::Div | B::Quot, true) => format!("({a} == i32(-2147483647 - 1) && {b} == -1)"),
+        (B::Pow, true) => format!("ogm_pow_ovf_i32({a}, {b})"),
+        (B::Pow, false) => format!("ogm_pow_ovf_u32({a}, {b})"),
+        (B::Shl, true) => format!("ogm_shl_ovf_u32(bitcast<u32>({a}), bitcast<u32>({b}), true)"),
+        (B::Shl, false) => format!("ogm_shl_ovf_u32({a}, {b}, false)"),
+        _ => return None,
+    })
+}
+
+/// As [`binop_overflow`], for a unary operation.
+pub fn unop_overflow(op: UnOp, t: PrimType, a: &str) -> Option<String> {
+    if !narrowed(t) {
+        return None;
+    }
+    let signed = t == PrimType::Int(IntType::I64);
+    Some(match (op, signed) {
+        (UnOp::Neg | UnOp::Abs, true) => format!("({a} == i32(-2147483647 - 1))"),
+        // -a and !a of a u64 wrap to at least 2^64 - 2^32.
+        (UnOp::Neg, false) => format!("({a} != 0u)"),
+        (UnOp::Not, false) => "true".to_string(),
+        _ => return None,
+    })
+}
+
+/// As [`binop_overflow`], for a conversion to a narrowed type: the 64-bit value does not fit.
+pub fn convert_overflow(from: PrimType, to: PrimType, a: &str) -> Option<String> {
+    let to_signed = match to {
+        PrimType::Int(IntType::I64) => true,
+        PrimType::Int(IntType::U64) => false,
+        _ => return None,
+    };
+    Some(match (from, to_signed) {
+        (PrimType::Int(IntType::U32 | IntType::U64), true) => format!("({a} > 0x7fffffffu)"),
+        (PrimType::Int(i), false) if i.signed() => format!("({a} < 0)"),
+        (PrimType::Float(_), _) => format!("ogm_f2w_ovf({a}, {to_signed})"),
+        _ => return None,
+    })
+}
+
 /// A right shift's amount is read as an unsigned number of the operand's width.
 fn shift_amount(b: &str, t: PrimType) -> String {
     match t {
@@ -244,11 +306,22 @@ pub fn math(f: MathFn, t: PrimType, args: &[String]) -> Option<String> {
         M::Fma => format!("fma({a}, {}, {})", b()?, args.get(2)?),
         M::ToBits => format!("bitcast<u32>({a})"),
         M::FromBits => format!("bitcast<f32>({a})"),
+        // A narrowed 64-bit value's upper word is its sign extension (i64) or zero (u64).
+        M::Clz if t == PrimType::Int(IntType::I64) => {
+            format!("select(32 + i32(countLeadingZeros({a})), 0, {a} < 0)")
+        }
+        M::Clz if narrowed(t) => format!("(32 + i32(countLeadingZeros({a})))"),
         M::Clz => {
             let n = bits(t);
             format!("(i32(countLeadingZeros({})) - {})", mask_u32(a, t), 32 - n)
         }
+        M::Ctz if narrowed(t) => {
+            format!("select(i32(countTrailingZeros({w})), 64, {w} == 0u)", w = mask_u32(a, t))
+        }
         M::Ctz => format!("i32(min(countTrailingZeros({}), {}u))", mask_u32(a, t), bits(t)),
+        M::Popc if t == PrimType::Int(IntType::I64) => {
+            format!("(i32(countOneBits({a})) + select(0, 32, {a} < 0))")
+        }
         M::Popc => format!("i32(countOneBits({}))", mask_u32(a, t)),
     })
 }
