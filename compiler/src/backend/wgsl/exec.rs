@@ -501,14 +501,21 @@ impl<D: Device> Exec<'_, D> {
                 }
                 self.env.insert(pat.var, HVal::Prim(from_word(first_word(&w), elem)));
             }
-            HostStm::UpdateElem { pat, arr, idx, value, span } => {
+            HostStm::Copy { pat, arr, span } => {
+                let (buf, elem, shape) = self.arr(*arr, *span)?;
+                let buf = self.dev.copy(&buf, elements(&shape, *span)?).await?;
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
+            }
+            HostStm::UpdateElem { pat, arr, idx, value, in_place, span } => {
                 let (buf, elem, shape) = self.arr(*arr, *span)?;
                 let off = self.flat_index(idx, &shape, *span)?;
-                let n = elements(&shape, *span)?;
                 let w = to_word(self.prim(value, *span)?, *span)?;
-                let copy = self.dev.copy(&buf, n).await?;
-                self.dev.write(&copy, off, &[w]).await?;
-                self.env.insert(pat.var, HVal::Arr { buf: copy, elem, shape });
+                let buf = match in_place {
+                    true => buf,
+                    false => self.dev.copy(&buf, elements(&shape, *span)?).await?,
+                };
+                self.dev.write(&buf, off, &[w]).await?;
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
             }
             HostStm::Launch { outs, shape, dispatch, tiled, span } => {
                 let total = self.launch_outputs(outs, shape, *span).await?;

@@ -1,7 +1,7 @@
 //! The host schedule: control flow and scalar code stay on the host; each array-producing
 //! statement becomes a kernel (see `kernel` for the code inside one).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::kernel::{buffer_decls, load, store, to_i32, Gen, KVal, R};
 use super::tile;
@@ -29,6 +29,11 @@ struct HostGen<'a> {
     fused: HashMap<Var, usize>,
     /// How often each variable of the function being generated is used (binders aside).
     uses: HashMap<Var, usize>,
+    /// Updates that may write into their destination (`ir::inplace`).
+    in_place: HashSet<Var>,
+    /// Arrays of the function being generated that an in-place update writes into: the
+    /// destinations, and the initial values and results of the loop parameters among them.
+    owned: HashSet<Var>,
     /// Host functions: `Some` once generated (or being generated).
     funs: Vec<Option<HostFun>>,
     todo: Vec<usize>,
@@ -43,6 +48,8 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
         virt: HashMap::new(),
         fused: HashMap::new(),
         uses: HashMap::new(),
+        in_place: crate::ir::inplace::in_place(prog),
+        owned: HashSet::new(),
         kernels: Vec::new(),
         sites: Vec::new(),
         funs: vec![None; prog.funs.len()],
@@ -81,6 +88,53 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
     })
 }
 
+/// The arrays of `body` (and the `if` and loop bodies in it: the host's) that in-place updates
+/// write into: their destinations, and, for a destination that is a loop parameter, the loop's
+/// initial value for it and the body's result for it (the memory it holds in some iteration).
+fn owned(body: &ir::Body, in_place: &HashSet<Var>) -> HashSet<Var> {
+    /// (parameter, initial value, the body's result for it)
+    type Link = (Var, Option<Var>, Option<Var>);
+    fn walk(b: &ir::Body, in_place: &HashSet<Var>, out: &mut HashSet<Var>, links: &mut Vec<Link>) {
+        let var = |a: Option<&Atom>| match a {
+            Some(Atom::Var(v)) => Some(*v),
+            _ => None,
+        };
+        for s in &b.stms {
+            match &s.exp {
+                Exp::Update { arr, .. }
+                    if s.pat.first().is_some_and(|p| in_place.contains(&p.var)) =>
+                {
+                    out.insert(*arr);
+                }
+                Exp::If { then_body, else_body, .. } => {
+                    walk(then_body, in_place, out, links);
+                    walk(else_body, in_place, out, links);
+                }
+                Exp::Loop { params, body, .. } => {
+                    for (k, (p, init)) in params.iter().enumerate() {
+                        links.push((p.var, var(Some(init)), var(body.result.get(k))));
+                    }
+                    walk(body, in_place, out, links);
+                }
+                _ => {}
+            }
+        }
+    }
+    let (mut out, mut links) = (HashSet::new(), Vec::new());
+    walk(body, in_place, &mut out, &mut links);
+    loop {
+        let before = out.len();
+        for (p, init, result) in &links {
+            if out.contains(p) {
+                out.extend(init.iter().chain(result));
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
+}
+
 /// Whether a host statement (or a body nested in it) names `v`.
 fn mentions(s: &HostStm, v: Var) -> bool {
     let atom = |a: &Atom| *a == Atom::Var(v);
@@ -105,7 +159,9 @@ fn mentions(s: &HostStm, v: Var) -> bool {
         HostStm::Reduce { w, passes, flat, .. } => atom(w) || passes.iter().any(disp) || disp(flat),
         HostStm::Scan { w, passes, .. } => atom(w) || passes.iter().any(disp),
         HostStm::ReadElem { arr, idx, .. } => *arr == v || idx.iter().any(atom),
-        HostStm::Reshape { arr, .. } | HostStm::Alias { arr, .. } => *arr == v,
+        HostStm::Reshape { arr, .. } | HostStm::Alias { arr, .. } | HostStm::Copy { arr, .. } => {
+            *arr == v
+        }
         HostStm::UpdateElem { arr, idx, value, .. } => {
             *arr == v || idx.iter().any(atom) || atom(value)
         }
@@ -235,6 +291,7 @@ impl HostGen<'_> {
                 *self.uses.entry(*v).or_default() += 1;
             }
         });
+        self.owned = owned(&fd.body, &self.in_place);
         let body = self.body(&fd.body)?;
         Ok(HostFun {
             name: fd.name.clone(),
@@ -345,6 +402,11 @@ impl HostGen<'_> {
             Exp::Atom(Atom::Var(v)) if !all_scalar => {
                 out.push(HostStm::Alias { pat: p0()?, arr: *v });
             }
+            // Arrays are immutable on the host, so a copy shares its source's buffer, unless an
+            // update will write into it.
+            Exp::Copy(v) if self.owned.contains(&p0()?.var) => {
+                out.push(HostStm::Copy { pat: p0()?, arr: *v, span: s.span })
+            }
             Exp::Copy(v) => out.push(HostStm::Alias { pat: p0()?, arr: *v }),
             Exp::Atom(_)
             | Exp::UnOp(..)
@@ -387,11 +449,20 @@ impl HostGen<'_> {
                         _ => None,
                     })
                     .collect();
+                // A kernel that computes an array where it reads it may run after this
+                // statement: if it reads `arr`, `arr` must keep its values.
+                let deferred = self.virt.values().any(|e| {
+                    let mut found = false;
+                    crate::ir::lower::rewrite::walk_vars_exp(e, &mut |x| found |= x == *arr);
+                    found
+                });
+                let in_place = self.in_place.contains(&p0()?.var) && !deferred;
                 out.push(HostStm::UpdateElem {
                     pat: p0()?,
                     arr: *arr,
                     idx,
                     value: *value,
+                    in_place,
                     span: s.span,
                 });
             }

@@ -179,12 +179,22 @@ pub enum HostStm {
         pat: Param,
         arr: Var,
     },
-    /// `pat = arr with [idx] = value` for a scalar `value`: a copy with one element written.
+    /// `pat = copy arr`: a fresh buffer, for an array that is later updated in place (other
+    /// copies share the buffer: arrays are immutable on the host).
+    Copy {
+        pat: Param,
+        arr: Var,
+        span: Span,
+    },
+    /// `pat = arr with [idx] = value` for a scalar `value`: one element written into `arr`'s
+    /// buffer when `in_place` (nothing reads `arr` afterwards, see `ir::inplace`), else into a
+    /// copy of it.
     UpdateElem {
         pat: Param,
         arr: Var,
         idx: Vec<Atom>,
         value: Atom,
+        in_place: bool,
         span: Span,
     },
     If {

@@ -192,11 +192,15 @@ impl Printer<'_> {
                 HostStm::Alias { pat, arr } => {
                     let _ = writeln!(out, "{pad}let {} = {}", self.param(pat), self.var(*arr));
                 }
-                HostStm::UpdateElem { pat, arr, idx, value, .. } => {
+                HostStm::Copy { pat, arr, .. } => {
+                    let _ = writeln!(out, "{pad}let {} = copy {}", self.param(pat), self.var(*arr));
+                }
+                HostStm::UpdateElem { pat, arr, idx, value, in_place, .. } => {
                     let _ = writeln!(
                         out,
-                        "{pad}let {} = copy {} with [{}] = {}",
+                        "{pad}let {} = {}{} with [{}] = {}",
                         self.param(pat),
+                        if *in_place { "" } else { "copy " },
                         self.var(*arr),
                         self.atoms(idx),
                         self.atom(value)

@@ -496,3 +496,33 @@ fn per_sample_outer_products_summed_over_the_samples_are_never_stored() {
                 (map (\\k -> map (\\j -> a[k][j] + b[k][j] + c[k][j] + d[k][j] + e[k][j] + f[k][j] + g[k][j]) (iota m)) (iota n))";
     assert_eq!(ranks(wide), [1, 2]);
 }
+
+#[test]
+fn element_updates_of_arrays_nothing_else_reads_write_in_place() {
+    let updates = |src: &str| {
+        let gp = gpu(src).unwrap();
+        let mut copies = 0;
+        let mut r: Vec<bool> = Vec::new();
+        for s in host_stms(&gp) {
+            match s {
+                HostStm::UpdateElem { in_place, .. } => r.push(*in_place),
+                HostStm::Copy { .. } => copies += 1,
+                _ => {}
+            }
+        }
+        (r, copies)
+    };
+    // A loop filling a fresh array: no copy per iteration.
+    let fill = "entry main (n: i64) : []i64 =\n  \
+                loop zs = replicate n 0 for i < n do zs with [i] = i";
+    assert_eq!(updates(fill), (vec![true], 0));
+    // A copy that is updated gets a buffer of its own, once; a copy nothing updates does not.
+    let copied = "entry main (xs: []f32) : ([]f32, []f32, []f32) =\n  \
+                  let ys = copy xs\n  let zs = copy xs\n  in (xs, ys with [0] = 1, zs)";
+    assert_eq!(updates(copied), (vec![true], 1));
+    // The sum of `ys` is computed where it is read, after the update: `a` must stay.
+    let deferred = "entry main (n: i64) : (f32, []f32) =\n  \
+                    let a = map f32.i64 (iota n)\n  let ys = map (* 2) a\n  \
+                    let b = a with [0] = 100\n  in (f32.sum ys, b)";
+    assert_eq!(updates(deferred), (vec![false], 0));
+}
