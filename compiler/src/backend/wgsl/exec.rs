@@ -501,6 +501,25 @@ impl<D: Device> Exec<'_, D> {
                 }
                 self.env.insert(pat.var, HVal::Prim(from_word(first_word(&w), elem)));
             }
+            HostStm::Scatter { pat, dest, w, ranks, winners, write, in_place, span } => {
+                let (buf, elem, shape) = self.arr(*dest, *span)?;
+                let buf = match in_place {
+                    true => buf,
+                    false => self.dev.copy(&buf, elements(&shape, *span)?).await?,
+                };
+                let (outer, inner) = shape.split_at((*ranks).min(shape.len()));
+                let (cells, row) = (elements(outer, *span)?, elements(inner, *span)?);
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape: shape.clone() });
+                let w = self.int(w, *span)?;
+                if w > 0 && cells > 0 && row > 0 {
+                    let win = [self.dev.alloc(cells).await?];
+                    let reserved = [to_word(PrimValue::I64(w), *span)?, row as u32];
+                    let groups = (w as u64).div_ceil(WORKGROUP as u64);
+                    self.run_dispatch(winners, &reserved, &win, groups, *span).await?;
+                    let groups = (w as u64 * row).div_ceil(WORKGROUP as u64);
+                    self.run_dispatch(write, &reserved, &win, groups, *span).await?;
+                }
+            }
             HostStm::Copy { pat, arr, span } => {
                 let (buf, elem, shape) = self.arr(*arr, *span)?;
                 let buf = self.dev.copy(&buf, elements(&shape, *span)?).await?;

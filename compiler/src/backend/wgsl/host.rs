@@ -101,10 +101,10 @@ fn owned(body: &ir::Body, in_place: &HashSet<Var>) -> HashSet<Var> {
         };
         for s in &b.stms {
             match &s.exp {
-                Exp::Update { arr, .. }
+                Exp::Update { arr: d, .. } | Exp::Scatter { dest: d, .. }
                     if s.pat.first().is_some_and(|p| in_place.contains(&p.var)) =>
                 {
-                    out.insert(*arr);
+                    out.insert(*d);
                 }
                 Exp::If { then_body, else_body, .. } => {
                     walk(then_body, in_place, out, links);
@@ -155,6 +155,9 @@ fn mentions(s: &HostStm, v: Var) -> bool {
         }
         HostStm::Hist { dest, w, local, global, .. } => {
             *dest == v || atom(w) || disp(local) || disp(global)
+        }
+        HostStm::Scatter { dest, w, winners, write, .. } => {
+            *dest == v || atom(w) || disp(winners) || disp(write)
         }
         HostStm::Reduce { w, passes, flat, .. } => atom(w) || passes.iter().any(disp) || disp(flat),
         HostStm::Scan { w, passes, .. } => atom(w) || passes.iter().any(disp),
@@ -449,14 +452,7 @@ impl HostGen<'_> {
                         _ => None,
                     })
                     .collect();
-                // A kernel that computes an array where it reads it may run after this
-                // statement: if it reads `arr`, `arr` must keep its values.
-                let deferred = self.virt.values().any(|e| {
-                    let mut found = false;
-                    crate::ir::lower::rewrite::walk_vars_exp(e, &mut |x| found |= x == *arr);
-                    found
-                });
-                let in_place = self.in_place.contains(&p0()?.var) && !deferred;
+                let in_place = self.in_place.contains(&p0()?.var) && !self.deferred_read(*arr);
                 out.push(HostStm::UpdateElem {
                     pat: p0()?,
                     arr: *arr,
@@ -992,8 +988,11 @@ impl HostGen<'_> {
         self.finish(types, sites, res, "segreduce".into())
     }
 
-    /// `scatter`: each destination element looks for the last `j` that writes it (the
-    /// interpreter's rule for duplicates), so no atomics are needed; O(n·w) work.
+    /// `scatter` in two launches over the writes, with a temporary word per destination cell
+    /// (an element, or a row when `vals[j]` is a row): `winners` marks each cell with the last
+    /// `j` that writes it (`atomicMax` of `j + 1`: the interpreter's rule for duplicates), and
+    /// `write` copies `vals[j]` to the cells `j` won. O(n + w) work; out-of-bounds writes are
+    /// ignored.
     fn scatter(
         &mut self,
         s: &ir::Stm,
@@ -1004,46 +1003,114 @@ impl HostGen<'_> {
         out: &mut Vec<HostStm>,
     ) -> R<()> {
         let p = s.pat.first().ok_or_else(|| internal(s.span, "scatter"))?;
-        let Type::Array { shape, elem } = &p.ty else {
-            return Err(internal(s.span, "scatter result"));
-        };
-        let elem = *elem;
-        self.launch(s, shape.clone(), vec![0], out, |gen, ix| {
+        let winners = self.scatter_kernel(s, p, dest, idx, vals, false)?;
+        let write = self.scatter_kernel(s, p, dest, idx, vals, true)?;
+        let in_place = self.in_place.contains(&p.var) && !self.deferred_read(dest);
+        out.push(HostStm::Scatter {
+            pat: p.clone(),
+            dest,
+            w: *w,
+            ranks: idx.len(),
+            winners,
+            write,
+            in_place,
+            span: s.span,
+        });
+        Ok(())
+    }
+
+    /// One of `scatter`'s launches, one invocation per write (`winners`) or per element written
+    /// (`write`). Reserved words: the number of writes and the elements per cell; binding
+    /// `Temp(0)` holds the winners (atomic in `winners`).
+    fn scatter_kernel(
+        &mut self,
+        s: &ir::Stm,
+        p: &ir::Param,
+        dest: Var,
+        idx: &[Var],
+        vals: Var,
+        write: bool,
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let elem = p.ty.elem();
+        let i32t = PrimType::Int(ir_i32());
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            let acc = if write { Access::Read } else { Access::ReadWrite };
+            let win = gen.buffer(BufRef::Temp(0), PrimType::Int(ir_u32()), acc);
+            gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
+            gen.line("let row = bitcast<i32>(ogm_args[0][1]);");
+            gen.line("let gid = i32((wg.x + wg.y * nwg.x) * 256u + lid);");
             let KVal::Arr(d) = gen.var(dest)? else { return Err(internal(s.span, "scatter dest")) };
-            let KVal::Scalar(init, _) = gen.index(&d, ix)? else {
-                return Err(internal(s.span, "scatter element"));
+            let dims = d.dims();
+            let (j, e) = if write {
+                gen.line("if (gid >= w * row) { return; }");
+                ("(gid / row)", "(gid % row)")
+            } else {
+                gen.line("if (gid >= w) { return; }");
+                ("gid", "0")
             };
-            let r = gen.fresh("r");
-            gen.line(&format!("var {r}: {} = {init};", wgsl_type(elem)));
-            let ws = gen.atom_i32(w)?;
+            let j = gen.let_(j, i32t);
+            // The cell that write `j` targets, flattened, when it is in bounds.
             let mut conds = Vec::new();
-            gen.open(&format!("for (var j = 0; j < {ws}; j++) {{"));
+            let mut cell = "0".to_string();
             for (k, iv) in idx.iter().enumerate() {
                 let KVal::Arr(ia) = gen.var(*iv)? else {
                     return Err(internal(s.span, "scatter index"));
                 };
-                let KVal::Scalar(e, t) = gen.index(&ia, &["j".to_string()])? else {
+                let KVal::Scalar(ie, it) = gen.index(&ia, std::slice::from_ref(&j))? else {
                     return Err(internal(s.span, "scatter index"));
                 };
-                conds.push(format!(
-                    "({} == {})",
-                    super::kernel::to_i32(&e, t),
-                    ix.get(k).cloned().unwrap_or_default()
-                ));
+                let d = dims.get(k).cloned().ok_or_else(|| internal(s.span, "scatter rank"))?;
+                let i = gen.let_(&to_i32(&ie, it), i32t);
+                conds.push(format!("({i} >= 0 && {i} < {d})"));
+                cell = format!("({cell} * {d} + {i})");
             }
-            gen.open(&format!("if ({}) {{", conds.join(" && ")));
-            let KVal::Arr(va) = gen.var(vals)? else {
-                return Err(internal(s.span, "scatter values"));
-            };
-            let mut vi = vec!["j".to_string()];
-            vi.extend(ix.iter().skip(idx.len()).cloned());
-            let KVal::Scalar(v, _) = gen.index(&va, &vi)? else {
-                return Err(internal(s.span, "scatter value"));
-            };
-            gen.line(&format!("{r} = {v};"));
+            let conds = if conds.is_empty() { "true".to_string() } else { conds.join(" && ") };
+            gen.open(&format!("if ({conds}) {{"));
+            let cell = gen.let_(&cell, i32t);
+            if write {
+                gen.open(&format!("if (b{win}[{cell}] == u32({j} + 1)) {{"));
+                let e = gen.let_(e, i32t);
+                let rest = gen.unravel(&e, &dims[idx.len().min(dims.len())..]);
+                let KVal::Arr(va) = gen.var(vals)? else {
+                    return Err(internal(s.span, "scatter values"));
+                };
+                let mut vi = vec![j.clone()];
+                vi.extend(rest);
+                let KVal::Scalar(v, _) = gen.index(&va, &vi)? else {
+                    return Err(internal(s.span, "scatter value"));
+                };
+                let b = gen.buffer(BufRef::Var(p.var), elem, Access::ReadWrite);
+                gen.line(&format!("b{b}[{cell} * row + {e}] = {};", store(&v, elem)));
+                gen.close();
+            } else {
+                gen.line(&format!("atomicMax(&b{win}[{cell}], u32({j} + 1));"));
+            }
             gen.close();
-            gen.close();
-            Ok(vec![KVal::Scalar(r, elem)])
+            let wgsl = assemble(&gen, "", "");
+            if write {
+                return Ok((wgsl, gen.bufs.clone(), gen.args.clone()));
+            }
+            let plain = format!("var<storage, read_write> b{win}: array<u32>;");
+            let atomic = format!("var<storage, read_write> b{win}: array<atomic<u32>>;");
+            if !wgsl.contains(&plain) {
+                return Err(internal(s.span, "scatter winners binding"));
+            }
+            Ok((wgsl.replacen(&plain, &atomic, 1), gen.bufs.clone(), gen.args.clone()))
+        })();
+        let name = if write { "scatter_write" } else { "scatter_winners" };
+        self.finish(types, sites, res, name.into())
+    }
+
+    /// Does an array that kernels compute where they read it read `v`? Such a kernel may run
+    /// after a statement that writes into `v`, so `v` must keep its values until then.
+    fn deferred_read(&self, v: Var) -> bool {
+        self.virt.values().any(|e| {
+            let mut found = false;
+            crate::ir::lower::rewrite::walk_vars_exp(e, &mut |x| found |= x == v);
+            found
         })
     }
 
@@ -1496,6 +1563,10 @@ fn seg_reduce_at(prog: &ir::Program, lam: &ir::Lambda) -> Option<usize> {
 
 fn ir_i32() -> crate::prim::IntType {
     crate::prim::IntType::I32
+}
+
+fn ir_u32() -> crate::prim::IntType {
+    crate::prim::IntType::U32
 }
 
 /// The operator of a `hist` when it has an atomic form: `\a b -> a op b` on one 32-bit value

@@ -179,6 +179,19 @@ pub enum HostStm {
         pat: Param,
         arr: Var,
     },
+    /// `pat = scatter dest idx vals` (`ranks` index arrays): `pat` is a copy of `dest` (or
+    /// `dest` itself when `in_place`); `winners` marks each cell of `pat` with the last write
+    /// to it in a temporary, and `write` writes the winning values (see `host::scatter`).
+    Scatter {
+        pat: Param,
+        dest: Var,
+        w: Atom,
+        ranks: usize,
+        winners: Dispatch,
+        write: Dispatch,
+        in_place: bool,
+        span: Span,
+    },
     /// `pat = copy arr`: a fresh buffer, for an array that is later updated in place (other
     /// copies share the buffer: arrays are immutable on the host).
     Copy {

@@ -155,6 +155,18 @@ impl Printer<'_> {
                         self.dispatch(global)
                     );
                 }
+                HostStm::Scatter { pat, dest, w, winners, write, in_place, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = scatter({}) into {}{}: last writes {} ; write {}",
+                        self.param(pat),
+                        self.atom(w),
+                        if *in_place { "" } else { "a copy of " },
+                        self.var(*dest),
+                        self.dispatch(winners),
+                        self.dispatch(write)
+                    );
+                }
                 HostStm::Reduce { pat, w, passes, .. } => {
                     let _ = writeln!(
                         out,

@@ -526,3 +526,29 @@ fn element_updates_of_arrays_nothing_else_reads_write_in_place() {
                     let b = a with [0] = 100\n  in (f32.sum ys, b)";
     assert_eq!(updates(deferred), (vec![false], 0));
 }
+
+#[test]
+fn scatters_into_fresh_arrays_write_in_place_and_others_into_a_copy() {
+    let scatters = |src: &str| -> Vec<bool> {
+        let gp = gpu(src).unwrap();
+        host_stms(&gp)
+            .into_iter()
+            .filter_map(|s| match s {
+                HostStm::Scatter { in_place, winners, write, .. } => {
+                    assert_ne!(winners.kernel, write.kernel);
+                    Some(*in_place)
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let fresh = "entry main [w] (n: i64) (is: [w]i64) (vs: [w]f32) : [n]f32 =\n  \
+                 scatter (replicate n 0) is vs";
+    assert_eq!(scatters(fresh), [true]);
+    let kept = "entry main [n][w] (d: [n]f32) (is: [w]i64) (vs: [w]f32) : ([n]f32, [n]f32) =\n  \
+                (d, scatter (copy d) is vs)";
+    assert_eq!(scatters(kept), [true]);
+    let argument = "entry main [n][w] (d: *[n]f32) (is: [w]i64) (vs: [w]f32) : [n]f32 =\n  \
+                    scatter d is vs";
+    assert_eq!(scatters(argument), [false]);
+}
