@@ -229,3 +229,18 @@ fn scan_general_rule_closes_the_pattern() {
         "[6.0f64, 3.0f64, 1.0f64] [0.0f64, 0.0f64, 0.0f64] [0.0f64, 0.0f64, 0.0f64]"
     );
 }
+
+/// A `map` result that is the lambda's parameter or a free variable itself passes its adjoint
+/// straight on (summed for a free variable): no map re-runs the lambda to copy it.
+#[test]
+fn map_passes_direct_results_through() {
+    let src = "entry g [n] (r: f64) (xs: [n]f64) =
+  vjp (\\(r, xs) -> let (a, b) = unzip (map (\\x -> (r, x)) xs) in f64.sum (map2 (*) a b))
+      (r, xs) 1";
+    let c = driver::compile(src).unwrap_or_else(|d| panic!("{}", d[0].message));
+    let ir = crate::ir::print::print_program(&c.ir);
+    // The primal pair map and the reverse of `map2 (*)` (the primal product is dead); the pair
+    // map needs no reverse.
+    assert_eq!(ir.matches("map(").count(), 2, "{ir}");
+    assert_eq!(run(src, "g", "2.0 [1.0, 2.0, 4.0]"), "7.0f64 [2.0f64, 2.0f64, 2.0f64]");
+}
