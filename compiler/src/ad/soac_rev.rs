@@ -562,33 +562,32 @@ impl Ad {
                     None => fconst(t, 0.0),
                 });
             }
-            let last = ad.cmp(CmpOp::Lt, PrimType::I64, i, wm1);
+            let has_next = ad.cmp(CmpOp::Lt, PrimType::I64, i, wm1);
+            // The reads stay outside the differentiated scope (reversing a read there would
+            // build a whole adjoint array of `ys`/`as` per element) and at the top level of the
+            // map, the index clamped for the last element, so that differentiating this map
+            // again sees gathers.
+            let ip1 = ad.bin(BinOp::Add, PrimType::I64, i, i64c(1));
+            let ip1 = ad.bin(BinOp::Min, PrimType::I64, ip1, wm1);
+            let yv: Vec<Var> = ys1
+                .iter()
+                .map(|y| {
+                    ad.let1("y", st1.clone(), Exp::Index { arr: *y, idx: vec![DimIndex::Fix(i)] })
+                })
+                .collect();
+            let mut args: Vec<Atom> = yv.iter().map(|v| Atom::Var(*v)).collect();
+            for a in &arrs1 {
+                args.push(Atom::Var(ad.let1(
+                    "a",
+                    st1.clone(),
+                    Exp::Index { arr: *a, idx: vec![DimIndex::Fix(ip1)] },
+                )));
+            }
             let tys = vec![st1.clone(); ne];
             let m = ad.if_vals(
-                last,
+                has_next,
                 &tys,
                 |ad| {
-                    let ip1 = ad.bin(BinOp::Add, PrimType::I64, i, i64c(1));
-                    // The reads stay outside the differentiated scope: reversing a read there
-                    // would build a whole adjoint array of `ys`/`as` per element.
-                    let yv: Vec<Var> = ys1
-                        .iter()
-                        .map(|y| {
-                            ad.let1(
-                                "y",
-                                st1.clone(),
-                                Exp::Index { arr: *y, idx: vec![DimIndex::Fix(i)] },
-                            )
-                        })
-                        .collect();
-                    let mut args: Vec<Atom> = yv.iter().map(|v| Atom::Var(*v)).collect();
-                    for a in &arrs1 {
-                        args.push(Atom::Var(ad.let1(
-                            "a",
-                            st1.clone(),
-                            Exp::Index { arr: *a, idx: vec![DimIndex::Fix(ip1)] },
-                        )));
-                    }
                     // Column c of B_i: the vjp of result c alone (no zero seeds, which would
                     // leave `x * 0` products behind).
                     let mut cols: Vec<Vec<Atom>> = Vec::new();
@@ -660,24 +659,20 @@ impl Ad {
             let i = Atom::Var(ps[0].var);
             let first = ad.cmp(CmpOp::Eq, PrimType::I64, i, i64c(0));
             let tys = vec![st3.clone(); k];
-            let prev = ad.if_vals(
-                first,
-                &tys,
-                |_| Ok(ne3.clone()),
-                |ad| {
-                    let im1 = ad.bin(BinOp::Sub, PrimType::I64, i, i64c(1));
-                    Ok(ys3
-                        .iter()
-                        .map(|y| {
-                            Atom::Var(ad.let1(
-                                "prev",
-                                st3.clone(),
-                                Exp::Index { arr: *y, idx: vec![DimIndex::Fix(im1)] },
-                            ))
-                        })
-                        .collect())
-                },
-            )?;
+            // Read at the top level, clamped at 0, as in step 1.
+            let im1 = ad.bin(BinOp::Sub, PrimType::I64, i, i64c(1));
+            let im1 = ad.bin(BinOp::Max, PrimType::I64, im1, i64c(0));
+            let reads: Vec<Atom> = ys3
+                .iter()
+                .map(|y| {
+                    Atom::Var(ad.let1(
+                        "prev",
+                        st3.clone(),
+                        Exp::Index { arr: *y, idx: vec![DimIndex::Fix(im1)] },
+                    ))
+                })
+                .collect();
+            let prev = ad.if_vals(first, &tys, |_| Ok(ne3.clone()), |_| Ok(reads))?;
             let ri = ad.bin(BinOp::Sub, PrimType::I64, wm1, i);
             let mut rs = Vec::new();
             for r in &r_rev {

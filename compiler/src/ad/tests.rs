@@ -212,6 +212,29 @@ fn scan_general_rule_is_linear() {
     assert_eq!(run(src, "g", "0.5 [1.0, 2.0, -1.0]"), "6.5f64 [4.625f64, 5.25f64, 0.5f64]");
 }
 
+/// Differentiating the scan rule's own maps again (a second-order derivative) also stays
+/// linear: the rule reads the arrays at the top level of its maps, which reverse mode turns
+/// into gathers instead of a full-size adjoint per element. By hand, with
+/// `b = [x0, r x0 + x1, r² x0 + r x1 + x2]` and `dr = 2 b1 x0 + 2 b2 (2 r x0 + x1)`.
+#[test]
+fn scan_general_rule_second_order_is_linear() {
+    let src = "def f [n] (r: f64, xs: [n]f64) =
+  let (_, bs) = unzip (scan (\\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2)) (1, 0)
+                            (map (\\x -> (r, x)) xs))
+  in f64.sum (map (\\b -> b * b) bs)
+entry h [n] (r: f64) (xs: [n]f64) =
+  vjp (\\(r, xs) -> let (dr, _) = vjp f (r, xs) 1 in dr) (r, xs) 1";
+    let c = driver::compile(src).unwrap_or_else(|d| panic!("{}", d[0].message));
+    let ir = crate::ir::print::print_program(&c.ir);
+    for l in ir.lines() {
+        assert!(
+            !(l.starts_with("   ") && l.contains("replicate")),
+            "a replicate inside a lambda:\n{ir}"
+        );
+    }
+    assert_eq!(run(src, "h", "0.5 [1.0, 2.0, -1.0]"), "21.0f64 [8.0f64, 5.5f64, 6.0f64]");
+}
+
 /// A scan operator's Jacobian pattern is closed under products and holds the identity, even
 /// for an operator whose dependences alone are not: `(a2, a1, b1)` shifts the first
 /// component along (result 2 depends on the left `b`, which depended on an earlier `a`), so
