@@ -662,9 +662,50 @@ impl Ad {
     }
 
     fn rev_map(&mut self, s: &Stm, w: Atom, lam: &Lambda, arrs: &[Var], adjs: &mut Adjs) -> R<()> {
-        let seeds = self.pat_adjs(&s.pat, adjs);
         let pvars: Vec<Var> = lam.params.iter().map(|p| p.var).collect();
         let copy = self.rename_lambda(lam);
+        // Only results with an adjoint are seeds (a missing one is zero). A result that is a
+        // parameter or a free variable itself passes its adjoint straight to that array
+        // (summed over the map for a free variable) instead of through the map.
+        let bound: HashSet<Var> =
+            copy.body.stms.iter().flat_map(|s| s.pat.iter()).map(|p| p.var).collect();
+        let mut seeds = Vec::new();
+        let mut direct: Vec<(Var, Atom)> = Vec::new();
+        for (k, p) in s.pat.iter().enumerate() {
+            let Some(a) = adjs.m.get(&p.var).copied() else { continue };
+            if !is_float(&p.ty) {
+                continue;
+            }
+            match copy.body.result.get(k) {
+                Some(Atom::Var(v)) if !bound.contains(v) => direct.push((*v, a)),
+                _ => seeds.push((k, a)),
+            }
+        }
+        for (v, a) in &direct {
+            match copy.params.iter().position(|p| p.var == *v) {
+                Some(j) => {
+                    if let Some(arr) = arrs.get(j) {
+                        self.add_adj(adjs, &Atom::Var(*arr), *a, false)?;
+                    }
+                }
+                None => {
+                    let aty = self.atom_ty(a)?;
+                    let c = self.sum_outer(*a, &aty, 1)?;
+                    self.add_adj(adjs, &Atom::Var(*v), c, true)?;
+                }
+            }
+        }
+        if seeds.is_empty() {
+            return Ok(());
+        }
+        // Variables the statements never mention get no adjoint from the lambda.
+        let mut in_stms: HashSet<Var> = HashSet::new();
+        let mut stms_only = Body { stms: copy.body.stms.clone(), result: Vec::new() };
+        walk::body_vars(&mut stms_only, &mut |v, binder| {
+            if !binder {
+                in_stms.insert(*v);
+            }
+        });
         // Free arrays read only by full indexing at the top level of the lambda (gathers):
         // their adjoints are (index, value) pairs added by a histogram after the map, instead
         // of a full-size array per element.
@@ -690,8 +731,11 @@ impl Ad {
                 sparse.push((*a, direct));
             }
         }
-        let fv: Vec<Var> =
-            all_fv.iter().filter(|v| !sparse.iter().any(|(a, _)| a == *v)).copied().collect();
+        let fv: Vec<Var> = all_fv
+            .iter()
+            .filter(|v| !sparse.iter().any(|(a, _)| a == *v) && in_stms.contains(*v))
+            .copied()
+            .collect();
         let mut params = copy.params.clone();
         let mut seed_arrs = Vec::new();
         let mut pairs = Vec::new();
@@ -706,8 +750,15 @@ impl Ad {
             params.push(p);
             seed_arrs.push(av);
         }
-        let mut want: Vec<Var> =
-            copy.params.iter().filter(|p| is_float(&p.ty)).map(|p| p.var).collect();
+        // The float parameters that get an adjoint, with their arrays.
+        let want_params: Vec<(Var, Var)> = copy
+            .params
+            .iter()
+            .zip(arrs)
+            .filter(|(p, _)| is_float(&p.ty) && in_stms.contains(&p.var))
+            .map(|(p, a)| (p.var, *a))
+            .collect();
+        let mut want: Vec<Var> = want_params.iter().map(|(p, _)| *p).collect();
         let nwant_params = want.len();
         want.extend(fv.iter().copied());
         let mut ret = Vec::new();
@@ -765,12 +816,14 @@ impl Ad {
                 Param { var: self.fresh("adj", ty.clone()), ty }
             })
             .collect();
+        if pat.is_empty() {
+            // Every adjoint went straight to its array: re-running the lambda would be dead.
+            return Ok(());
+        }
         let mut narrs = arrs.to_vec();
         narrs.extend(seed_arrs);
         self.push(pat.clone(), Exp::Map { w, lam: Lambda { params, body, ret }, arrs: narrs });
-        let float_arrs: Vec<Var> =
-            lam.params.iter().zip(arrs).filter(|(p, _)| is_float(&p.ty)).map(|(_, a)| *a).collect();
-        for (a, p) in float_arrs.iter().zip(&pat) {
+        for ((_, a), p) in want_params.iter().zip(&pat) {
             self.add_adj(adjs, &Atom::Var(*a), Atom::Var(p.var), true)?;
         }
         for (v, p) in fv.iter().zip(pat.iter().skip(nwant_params).take(nwant - nwant_params)) {

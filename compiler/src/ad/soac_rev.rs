@@ -488,6 +488,9 @@ impl Ad {
     /// satisfy `r[i] = ȳ[i] + B_i r[i+1]`, with `B_i` the transposed Jacobian of
     /// `y ↦ y ⊙ as[i+1]` at `ys[i]`; a scan of (vector, matrix) pairs over the reversed
     /// sequences solves it, then a map gives `ās[i]` by the vjp of `a ↦ ys[i-1] ⊙ a`.
+    /// Only the entries of `B_i` that can be non-zero (by the operator's data dependences,
+    /// closed under products) are stored and multiplied: for the affine operator
+    /// `(a1 * a2, b1 * a2 + b2)` that is the diagonal.
     fn rev_scan_general(&mut self, s: &Stm, adjs: &mut Adjs) -> R<()> {
         let Exp::Scan { w, lam, neutral, arrs } = &s.exp else {
             return Err(internal(s.span, "not a scan"));
@@ -502,74 +505,106 @@ impl Ad {
                  of one type",
             ));
         }
+        if lam.params.len() != 2 * k || lam.body.result.len() != k {
+            return Err(internal(s.span, "scan operator arity"));
+        }
         let st = Type::Prim(t);
-        let seeds: Vec<Atom> = self.soac_seeds(&s.pat, adjs).into_iter().map(|(_, a)| a).collect();
-        let mut seed_vars = Vec::new();
-        for a in seeds {
-            seed_vars.push(self.var_of(a)?);
+        // A result without an adjoint contributes zeros, read as a constant.
+        let mut seed_vars: Vec<Option<Var>> = Vec::new();
+        for p in &s.pat {
+            seed_vars.push(match adjs.m.get(&p.var).copied() {
+                Some(a) => Some(self.var_of(a)?),
+                None => None,
+            });
         }
         let ys: Vec<Var> = s.pat.iter().map(|p| p.var).collect();
+        let pat = jacobian_pattern(lam, k);
+        // Component r of the adjoints can be non-zero only if it reaches a seeded component
+        // through the pattern; the others stay zero and are not computed.
+        let live: Vec<bool> =
+            (0..k).map(|r| (0..k).any(|j| pat[r][j] && seed_vars[j].is_some())).collect();
+        let comps: Vec<usize> = (0..k).filter(|&r| live[r]).collect();
+        let mut cpos = vec![None; k];
+        for (x, r) in comps.iter().enumerate() {
+            cpos[*r] = Some(x);
+        }
+        // Stored entries (r, c) of the matrices, row-major, and each entry's position. An entry
+        // in a dead column only ever multiplies zeros.
+        let ents: Vec<(usize, usize)> = (0..k)
+            .flat_map(|r| (0..k).map(move |c| (r, c)))
+            .filter(|&(r, c)| pat[r][c] && live[r] && live[c])
+            .collect();
+        let mut pos = vec![None; k * k];
+        for (e, (r, c)) in ents.iter().enumerate() {
+            pos[r * k + c] = Some(e);
+        }
+        let nc = comps.len();
+        let ne = ents.len();
+        let nk = nc + ne;
         let iota = self.iota(w)?;
         let wm1 = self.bin(BinOp::Sub, PrimType::I64, w, i64c(1));
-        // 1. (ȳ[i], B_i) for every i.
-        let nk = k + k * k;
-        let p = self.param("i", Type::Prim(PrimType::I64));
-        let (lam1, ys1, arrs1, seeds1) = (lam.clone(), ys.clone(), arrs.clone(), seed_vars.clone());
-        let st1 = st.clone();
+        // 1. (ȳ[i], B_i) for i = w-1 down to 0: the map writes the sequences the recurrence
+        // runs over already reversed, so no reversed copies are made.
+        let p = self.param("j", Type::Prim(PrimType::I64));
+        let seeds1: Vec<Option<Var>> = comps.iter().map(|&r| seed_vars[r]).collect();
+        let (lam1, ys1, arrs1) = (lam.clone(), ys.clone(), arrs.clone());
+        let (st1, ents1) = (st.clone(), ents.clone());
         let lam_b = self.lambda(vec![p], vec![st.clone(); nk], move |ad, ps| {
-            let i = Atom::Var(ps[0].var);
+            let i = ad.bin(BinOp::Sub, PrimType::I64, wm1, Atom::Var(ps[0].var));
             let mut out = Vec::new();
             for sv in &seeds1 {
-                out.push(Atom::Var(ad.let1(
-                    "c",
+                out.push(match sv {
+                    Some(sv) => Atom::Var(ad.let1(
+                        "c",
+                        st1.clone(),
+                        Exp::Index { arr: *sv, idx: vec![DimIndex::Fix(i)] },
+                    )),
+                    None => fconst(t, 0.0),
+                });
+            }
+            let has_next = ad.cmp(CmpOp::Lt, PrimType::I64, i, wm1);
+            // The reads stay outside the differentiated scope (reversing a read there would
+            // build a whole adjoint array of `ys`/`as` per element) and at the top level of the
+            // map, the index clamped for the last element, so that differentiating this map
+            // again sees gathers.
+            let ip1 = ad.bin(BinOp::Add, PrimType::I64, i, i64c(1));
+            let ip1 = ad.bin(BinOp::Min, PrimType::I64, ip1, wm1);
+            let yv: Vec<Var> = ys1
+                .iter()
+                .map(|y| {
+                    ad.let1("y", st1.clone(), Exp::Index { arr: *y, idx: vec![DimIndex::Fix(i)] })
+                })
+                .collect();
+            let mut args: Vec<Atom> = yv.iter().map(|v| Atom::Var(*v)).collect();
+            for a in &arrs1 {
+                args.push(Atom::Var(ad.let1(
+                    "a",
                     st1.clone(),
-                    Exp::Index { arr: *sv, idx: vec![DimIndex::Fix(i)] },
+                    Exp::Index { arr: *a, idx: vec![DimIndex::Fix(ip1)] },
                 )));
             }
-            let last = ad.cmp(CmpOp::Lt, PrimType::I64, i, wm1);
-            let tys = vec![st1.clone(); k * k];
+            let tys = vec![st1.clone(); ne];
             let m = ad.if_vals(
-                last,
+                has_next,
                 &tys,
                 |ad| {
-                    let ip1 = ad.bin(BinOp::Add, PrimType::I64, i, i64c(1));
+                    // Column c of B_i: the vjp of result c alone (no zero seeds, which would
+                    // leave `x * 0` products behind).
                     let mut cols: Vec<Vec<Atom>> = Vec::new();
                     for c in 0..k {
+                        if !ents1.iter().any(|&(_, ec)| ec == c) {
+                            cols.push(vec![fconst(t, 0.0); k]);
+                            continue;
+                        }
                         ad.open();
-                        let yv: Vec<Var> = (0..k).map(|_| ad.fresh("y", st1.clone())).collect();
-                        for (y, ysv) in yv.iter().zip(&ys1) {
-                            ad.push(
-                                vec![Param { var: *y, ty: st1.clone() }],
-                                Exp::Index { arr: *ysv, idx: vec![DimIndex::Fix(i)] },
-                            );
-                        }
-                        let mut args: Vec<Atom> = yv.iter().map(|v| Atom::Var(*v)).collect();
-                        for a in &arrs1 {
-                            args.push(Atom::Var(ad.let1(
-                                "a",
-                                st1.clone(),
-                                Exp::Index { arr: *a, idx: vec![DimIndex::Fix(ip1)] },
-                            )));
-                        }
                         let r = ad.inline_lam(&lam1, &args);
                         let body = ad.close(r.clone());
-                        let pairs: Vec<(Atom, Atom)> = r
-                            .iter()
-                            .enumerate()
-                            .map(|(j, x)| (*x, fconst(t, if j == c { 1.0 } else { 0.0 })))
-                            .collect();
+                        let pairs = vec![(r[c], fconst(t, 1.0))];
                         cols.push(ad.rev_scope(&body, &pairs, Adjs::default(), &yv)?);
                     }
-                    // Row-major M[r][c] = column c, entry r.
-                    let mut m = Vec::new();
-                    for r in 0..k {
-                        for col in &cols {
-                            m.push(col[r]);
-                        }
-                    }
-                    Ok(m)
+                    Ok(ents1.iter().map(|&(r, c)| cols[c][r]).collect())
                 },
-                |_| Ok(vec![fconst(t, 0.0); k * k]),
+                |_| Ok(vec![fconst(t, 0.0); ne]),
             )?;
             out.extend(m);
             Ok(out)
@@ -578,50 +613,45 @@ impl Ad {
         let arr_t = Type::Array { elem: t, shape: vec![wd] };
         let cm: Vec<Param> = (0..nk).map(|_| self.param("cm", arr_t.clone())).collect();
         self.push(cm.clone(), Exp::Map { w, lam: lam_b, arrs: vec![iota] });
-        // 2. The linear recurrence as a scan over the reversed sequences.
-        let mut rev = Vec::new();
-        for p in &cm {
-            rev.push(self.reverse(p.var, w)?);
-        }
+        // 2. The linear recurrence as a scan: (c1, M1) ⊕ (c2, M2) = (c2 + M2·c1, M2·M1).
         let ps: Vec<Param> = (0..2 * nk).map(|_| self.param("x", st.clone())).collect();
+        let (pos2, ents2, cpos2, comps2) = (pos, ents.clone(), cpos.clone(), comps.clone());
         let op = self.lambda(ps, vec![st.clone(); nk], move |ad, ps| {
-            let a = |j: usize| Atom::Var(ps[j].var);
-            let (c1, m1, c2, m2) = (0, k, nk, nk + k);
+            let c1 = |j: usize| cpos2[j].map(|x| Atom::Var(ps[x].var));
+            let c2 = |j: usize| cpos2[j].map(|x| Atom::Var(ps[nk + x].var));
+            let m1 = |r: usize, c: usize| pos2[r * k + c].map(|e| Atom::Var(ps[nc + e].var));
+            let m2 = |r: usize, c: usize| pos2[r * k + c].map(|e| Atom::Var(ps[nk + nc + e].var));
             let mut out = Vec::new();
-            for r in 0..k {
-                let mut acc = a(c2 + r);
+            for &r in &comps2 {
+                let mut acc = c2(r).unwrap_or(fconst(t, 0.0));
                 for j in 0..k {
-                    let pr = ad.mul(t, a(m2 + r * k + j), a(c1 + j));
-                    acc = ad.add(t, acc, pr);
+                    if let (Some(m), Some(c)) = (m2(r, j), c1(j)) {
+                        let pr = ad.mul(t, m, c);
+                        acc = ad.add(t, acc, pr);
+                    }
                 }
                 out.push(acc);
             }
-            for r in 0..k {
-                for c in 0..k {
-                    let mut acc = fconst(t, 0.0);
-                    for j in 0..k {
-                        let pr = ad.mul(t, a(m2 + r * k + j), a(m1 + j * k + c));
+            for &(r, c) in &ents2 {
+                let mut acc = fconst(t, 0.0);
+                for j in 0..k {
+                    if let (Some(a), Some(b)) = (m2(r, j), m1(j, c)) {
+                        let pr = ad.mul(t, a, b);
                         acc = ad.add(t, acc, pr);
                     }
-                    out.push(acc);
                 }
+                out.push(acc);
             }
             Ok(out)
         })?;
-        let mut ne = vec![fconst(t, 0.0); k];
-        for r in 0..k {
-            for c in 0..k {
-                ne.push(fconst(t, if r == c { 1.0 } else { 0.0 }));
-            }
-        }
+        let mut ne_vals = vec![fconst(t, 0.0); nc];
+        ne_vals.extend(ents.iter().map(|&(r, c)| fconst(t, if r == c { 1.0 } else { 0.0 })));
         let sc: Vec<Param> = (0..nk).map(|_| self.param("rec", arr_t.clone())).collect();
-        self.push(sc.clone(), Exp::Scan { w, lam: op, neutral: ne, arrs: rev });
-        let mut r_adj = Vec::new();
-        for p in sc.iter().take(k) {
-            r_adj.push(self.reverse(p.var, w)?);
-        }
+        let cm_vars = cm.iter().map(|p| p.var).collect();
+        self.push(sc.clone(), Exp::Scan { w, lam: op, neutral: ne_vals, arrs: cm_vars });
+        // The final adjoints r of the live components, still reversed: r[i] = sc[w-1-i].
+        let r_rev: Vec<Option<Var>> = cpos.iter().map(|x| x.map(|x| sc[x].var)).collect();
         // 3. ās[i] = vjp (\a -> prev ⊙ a) as[i] r[i], prev = ys[i-1] (the neutral at 0).
-        let iota2 = self.iota(w)?;
         let p = self.param("i", Type::Prim(PrimType::I64));
         let (lam3, ys3, arrs3, ne3) = (lam.clone(), ys.clone(), arrs.clone(), neutral.clone());
         let st3 = st.clone();
@@ -629,49 +659,49 @@ impl Ad {
             let i = Atom::Var(ps[0].var);
             let first = ad.cmp(CmpOp::Eq, PrimType::I64, i, i64c(0));
             let tys = vec![st3.clone(); k];
-            let prev = ad.if_vals(
-                first,
-                &tys,
-                |_| Ok(ne3.clone()),
-                |ad| {
-                    let im1 = ad.bin(BinOp::Sub, PrimType::I64, i, i64c(1));
-                    Ok(ys3
-                        .iter()
-                        .map(|y| {
-                            Atom::Var(ad.let1(
-                                "prev",
-                                st3.clone(),
-                                Exp::Index { arr: *y, idx: vec![DimIndex::Fix(im1)] },
-                            ))
-                        })
-                        .collect())
-                },
-            )?;
+            // Read at the top level, clamped at 0, as in step 1.
+            let im1 = ad.bin(BinOp::Sub, PrimType::I64, i, i64c(1));
+            let im1 = ad.bin(BinOp::Max, PrimType::I64, im1, i64c(0));
+            let reads: Vec<Atom> = ys3
+                .iter()
+                .map(|y| {
+                    Atom::Var(ad.let1(
+                        "prev",
+                        st3.clone(),
+                        Exp::Index { arr: *y, idx: vec![DimIndex::Fix(im1)] },
+                    ))
+                })
+                .collect();
+            let prev = ad.if_vals(first, &tys, |_| Ok(ne3.clone()), |_| Ok(reads))?;
+            let ri = ad.bin(BinOp::Sub, PrimType::I64, wm1, i);
             let mut rs = Vec::new();
-            for r in &r_adj {
-                rs.push(Atom::Var(ad.let1(
-                    "r",
-                    st3.clone(),
-                    Exp::Index { arr: *r, idx: vec![DimIndex::Fix(i)] },
-                )));
+            for r in &r_rev {
+                rs.push(r.map(|r| {
+                    Atom::Var(ad.let1(
+                        "r",
+                        st3.clone(),
+                        Exp::Index { arr: r, idx: vec![DimIndex::Fix(ri)] },
+                    ))
+                }));
             }
+            // As above, the reads of `as` stay outside the differentiated scope.
+            let av: Vec<Var> = arrs3
+                .iter()
+                .map(|a| {
+                    ad.let1("a", st3.clone(), Exp::Index { arr: *a, idx: vec![DimIndex::Fix(i)] })
+                })
+                .collect();
             ad.open();
-            let av: Vec<Var> = (0..k).map(|_| ad.fresh("a", st3.clone())).collect();
-            for (v, a) in av.iter().zip(&arrs3) {
-                ad.push(
-                    vec![Param { var: *v, ty: st3.clone() }],
-                    Exp::Index { arr: *a, idx: vec![DimIndex::Fix(i)] },
-                );
-            }
             let mut args = prev;
             args.extend(av.iter().map(|v| Atom::Var(*v)));
             let y = ad.inline_lam(&lam3, &args);
             let body = ad.close(y.clone());
-            let pairs: Vec<(Atom, Atom)> = y.into_iter().zip(rs).collect();
+            let pairs: Vec<(Atom, Atom)> =
+                y.into_iter().zip(rs).filter_map(|(y, r)| r.map(|r| (y, r))).collect();
             ad.rev_scope(&body, &pairs, Adjs::default(), &av)
         })?;
         let out: Vec<Param> = (0..k).map(|_| self.param("adj", arr_t.clone())).collect();
-        self.push(out.clone(), Exp::Map { w, lam: lam_a, arrs: vec![iota2] });
+        self.push(out.clone(), Exp::Map { w, lam: lam_a, arrs: vec![iota] });
         for (a, p) in arrs.iter().zip(&out) {
             self.add_adj(adjs, &Atom::Var(*a), Atom::Var(p.var), true)?;
         }
@@ -882,6 +912,45 @@ impl Ad {
         );
         self.add_adj(adjs, &Atom::Var(vs), Atom::Var(vadj), true)
     }
+}
+
+/// `q[r][c]`: entry (r, c) of a scan operator's transposed Jacobian, `∂ result c / ∂ y_r` for
+/// the first `k` parameters `y`, may be non-zero. Result c depends on `y_r` through the data
+/// flow of the body; the relation is made reflexive (the neutral is the identity) and
+/// transitive (products of such matrices stay within it).
+fn jacobian_pattern(lam: &Lambda, k: usize) -> Vec<Vec<bool>> {
+    let mut q: Vec<Vec<bool>> = (0..k)
+        .map(|r| {
+            let mut dep: std::collections::HashSet<Var> =
+                lam.params.get(r).map(|p| p.var).into_iter().collect();
+            for s in &lam.body.stms {
+                let mut e = s.exp.clone();
+                let mut hit = false;
+                super::walk::exp_vars(&mut e, &mut |v, binder| {
+                    hit |= !binder && dep.contains(v);
+                });
+                if hit {
+                    dep.extend(s.pat.iter().map(|p| p.var));
+                }
+            }
+            (0..k)
+                .map(|c| {
+                    r == c
+                        || matches!(lam.body.result.get(c), Some(Atom::Var(v)) if dep.contains(v))
+                })
+                .collect()
+        })
+        .collect();
+    for j in 0..k {
+        for r in 0..k {
+            for c in 0..k {
+                if q[r][j] && q[j][c] {
+                    q[r][c] = true;
+                }
+            }
+        }
+    }
+    q
 }
 
 fn st_of(t: PrimType) -> Type {
