@@ -461,6 +461,22 @@ impl<D: Device> Exec<'_, D> {
         self.dev.dispatch(d.kernel, &args, &refs, groups).await
     }
 
+    /// The buffer a statement that writes into array `v` writes: `v`'s own when `in_place`,
+    /// else a copy of it.
+    async fn written(
+        &mut self,
+        v: Var,
+        in_place: bool,
+        span: Span,
+    ) -> R<(D::Buf, PrimType, Vec<i64>)> {
+        let (buf, elem, shape) = self.arr(v, span)?;
+        if in_place {
+            return Ok((buf, elem, shape));
+        }
+        let copy = self.dev.copy(&buf, elements(&shape, span)?).await?;
+        Ok((copy, elem, shape))
+    }
+
     async fn stm(&mut self, s: &HostStm) -> R<()> {
         match s {
             HostStm::Scalar(st) => {
@@ -502,14 +518,10 @@ impl<D: Device> Exec<'_, D> {
                 self.env.insert(pat.var, HVal::Prim(from_word(first_word(&w), elem)));
             }
             HostStm::Scatter { pat, dest, w, ranks, winners, write, in_place, span } => {
-                let (buf, elem, shape) = self.arr(*dest, *span)?;
-                let buf = match in_place {
-                    true => buf,
-                    false => self.dev.copy(&buf, elements(&shape, *span)?).await?,
-                };
+                let (buf, elem, shape) = self.written(*dest, *in_place, *span).await?;
                 let (outer, inner) = shape.split_at((*ranks).min(shape.len()));
                 let (cells, row) = (elements(outer, *span)?, elements(inner, *span)?);
-                self.env.insert(pat.var, HVal::Arr { buf, elem, shape: shape.clone() });
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
                 let w = self.int(w, *span)?;
                 if w > 0 && cells > 0 && row > 0 {
                     let win = [self.dev.alloc(cells).await?];
@@ -521,18 +533,13 @@ impl<D: Device> Exec<'_, D> {
                 }
             }
             HostStm::Copy { pat, arr, span } => {
-                let (buf, elem, shape) = self.arr(*arr, *span)?;
-                let buf = self.dev.copy(&buf, elements(&shape, *span)?).await?;
+                let (buf, elem, shape) = self.written(*arr, false, *span).await?;
                 self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
             }
             HostStm::UpdateElem { pat, arr, idx, value, in_place, span } => {
-                let (buf, elem, shape) = self.arr(*arr, *span)?;
+                let (buf, elem, shape) = self.written(*arr, *in_place, *span).await?;
                 let off = self.flat_index(idx, &shape, *span)?;
                 let w = to_word(self.prim(value, *span)?, *span)?;
-                let buf = match in_place {
-                    true => buf,
-                    false => self.dev.copy(&buf, elements(&shape, *span)?).await?,
-                };
                 self.dev.write(&buf, off, &[w]).await?;
                 self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
             }
@@ -579,11 +586,9 @@ impl<D: Device> Exec<'_, D> {
                 }
             }
             HostStm::Hist { pat, dest, w, local, global, span } => {
-                let (buf, elem, shape) = self.arr(*dest, *span)?;
-                let n = elements(&shape, *span)?;
+                let (buf, elem, shape) = self.written(*dest, false, *span).await?;
                 let bins = shape.first().copied().unwrap_or(0);
-                let copy = self.dev.copy(&buf, n).await?;
-                self.env.insert(pat.var, HVal::Arr { buf: copy, elem, shape });
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
                 let w = self.int(w, *span)?;
                 if w > 0 && bins > 0 {
                     let groups = groups_for(w);

@@ -452,7 +452,7 @@ impl HostGen<'_> {
                         _ => None,
                     })
                     .collect();
-                let in_place = self.in_place.contains(&p0()?.var) && !self.deferred_read(*arr);
+                let in_place = self.writes_in_place(p0()?.var, *arr);
                 out.push(HostStm::UpdateElem {
                     pat: p0()?,
                     arr: *arr,
@@ -1005,7 +1005,7 @@ impl HostGen<'_> {
         let p = s.pat.first().ok_or_else(|| internal(s.span, "scatter"))?;
         let winners = self.scatter_kernel(s, p, dest, idx, vals, false)?;
         let write = self.scatter_kernel(s, p, dest, idx, vals, true)?;
-        let in_place = self.in_place.contains(&p.var) && !self.deferred_read(dest);
+        let in_place = self.writes_in_place(p.var, dest);
         out.push(HostStm::Scatter {
             pat: p.clone(),
             dest,
@@ -1093,25 +1093,23 @@ impl HostGen<'_> {
             if write {
                 return Ok((wgsl, gen.bufs.clone(), gen.args.clone()));
             }
-            let plain = format!("var<storage, read_write> b{win}: array<u32>;");
-            let atomic = format!("var<storage, read_write> b{win}: array<atomic<u32>>;");
-            if !wgsl.contains(&plain) {
-                return Err(internal(s.span, "scatter winners binding"));
-            }
-            Ok((wgsl.replacen(&plain, &atomic, 1), gen.bufs.clone(), gen.args.clone()))
+            let wgsl = atomic_binding(wgsl, win, "u32", "u32", s.span)?;
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         let name = if write { "scatter_write" } else { "scatter_winners" };
         self.finish(types, sites, res, name.into())
     }
 
-    /// Does an array that kernels compute where they read it read `v`? Such a kernel may run
-    /// after a statement that writes into `v`, so `v` must keep its values until then.
-    fn deferred_read(&self, v: Var) -> bool {
-        self.virt.values().any(|e| {
+    /// May the statement binding `pat` write into its destination `dest`? `ir::inplace` must
+    /// allow it, and no array that kernels compute where they read it may read `dest`: such a
+    /// kernel may run after the statement, and `dest` must keep its values until then.
+    fn writes_in_place(&self, pat: Var, dest: Var) -> bool {
+        let deferred_read = self.virt.values().any(|e| {
             let mut found = false;
-            crate::ir::lower::rewrite::walk_vars_exp(e, &mut |x| found |= x == v);
+            crate::ir::lower::rewrite::walk_vars_exp(e, &mut |x| found |= x == dest);
             found
-        })
+        });
+        self.in_place.contains(&pat) && !deferred_read
     }
 
     /// `hist`: each bin folds, in index order, the values whose index is that bin (any operator,
@@ -1265,13 +1263,8 @@ impl HostGen<'_> {
                 );
             }
             let wgsl = assemble(&gen, &shared, "");
-            let plain =
-                format!("var<storage, read_write> b{rb}: array<{}>;", super::storage_type(t));
-            let atomic = format!("var<storage, read_write> b{rb}: array<atomic<{atom_ty}>>;");
-            if !wgsl.contains(&plain) {
-                return Err(internal(s.span, "hist result binding"));
-            }
-            Ok((wgsl.replacen(&plain, &atomic, 1), gen.bufs.clone(), gen.args.clone()))
+            let wgsl = atomic_binding(wgsl, rb, super::storage_type(t), atom_ty, s.span)?;
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         let name = if local { "hist_local" } else { "hist_global" };
         self.finish(types, sites, res, name.into())
@@ -1567,6 +1560,23 @@ fn ir_i32() -> crate::prim::IntType {
 
 fn ir_u32() -> crate::prim::IntType {
     crate::prim::IntType::U32
+}
+
+/// `wgsl` with its storage buffer `b{buf}` of `plain` elements declared as an array of
+/// `atomic<atom>` (a kernel's code is generated against the plain declaration).
+fn atomic_binding(
+    wgsl: String,
+    buf: usize,
+    plain: &str,
+    atom: &str,
+    span: crate::diag::Span,
+) -> R<String> {
+    let decl = format!("var<storage, read_write> b{buf}: array<{plain}>;");
+    if !wgsl.contains(&decl) {
+        return Err(internal(span, "an atomic buffer's binding"));
+    }
+    let atomic = format!("var<storage, read_write> b{buf}: array<atomic<{atom}>>;");
+    Ok(wgsl.replacen(&decl, &atomic, 1))
 }
 
 /// The operator of a `hist` when it has an atomic form: `\a b -> a op b` on one 32-bit value
