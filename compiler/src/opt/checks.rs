@@ -3,7 +3,8 @@
 //! it reads: in derivative code that can be a whole adjoint array built per element. With fixed
 //! indices the bounds check is all that can fail, so the check replaces the statement, with the
 //! message the interpreter gives for the failing access; indices that are constants inside
-//! constant dimensions need no check at all.
+//! constant dimensions need no check at all. Likewise an element of a `replicate` is its value
+//! after the check, so the array need not exist for it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,19 +20,35 @@ pub fn dead_bounds(prog: &mut Program) -> bool {
         let mut types: HashMap<Var, Type> =
             f.params.iter().map(|p| (p.var, p.ty.clone())).collect();
         crate::ad::walk::body_types(&f.body, &mut types);
-        let first_new = prog.names.len();
-        body(&mut f.body, &types, &mut prog.names, first_new, &mut changed);
+        let mut reps = HashMap::new();
+        replicates(&f.body, &mut reps);
+        let cx = Cx { types: &types, reps: &reps, first_new: prog.names.len() };
+        body(&mut f.body, &cx, &mut prog.names, &mut changed);
     }
     changed
 }
 
-fn body(
-    b: &mut Body,
-    types: &HashMap<Var, Type>,
-    names: &mut Vec<String>,
+/// What the rewrite of a function knows: every variable's type, the rank and value of every
+/// `replicate`, and the first variable it made.
+struct Cx<'a> {
+    types: &'a HashMap<Var, Type>,
+    reps: &'a HashMap<Var, (usize, Atom)>,
     first_new: usize,
-    changed: &mut bool,
-) {
+}
+
+/// The arrays bound by a `replicate`, anywhere in `b`, with the number of dimensions it adds
+/// and its value.
+fn replicates(b: &Body, out: &mut HashMap<Var, (usize, Atom)>) {
+    for s in &b.stms {
+        if let ([p], Exp::Replicate { shape, value }) = (s.pat.as_slice(), &s.exp) {
+            out.insert(p.var, (shape.len(), *value));
+        }
+        crate::ad::for_each_body(&s.exp, &mut |b| replicates(b, out));
+    }
+}
+
+fn body(b: &mut Body, cx: &Cx, names: &mut Vec<String>, changed: &mut bool) {
+    let types = cx.types;
     let mut used: HashSet<Var> = b
         .result
         .iter()
@@ -43,9 +60,18 @@ fn body(
     let mut out: Vec<Stm> = Vec::with_capacity(b.stms.len());
     for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
         let dead = !s.pat.is_empty() && s.pat.iter().all(|p| !used.contains(&p.var));
-        if dead {
-            if let Some(checks) = bounds_check(&s, types, names) {
+        let rep = match (&s.exp, s.pat.as_slice()) {
+            (Exp::Index { arr, idx }, [p]) => cx.reps.get(arr).copied().and_then(|(rank, v)| {
+                (rank == idx.len() && atom_type(&v, types).as_ref() == Some(&p.ty)).then_some(v)
+            }),
+            _ => None,
+        };
+        if dead || rep.is_some() {
+            if let Some(mut checks) = bounds_check(&s, types, names) {
                 *changed = true;
+                if let (false, Some(v)) = (dead, rep) {
+                    checks.push(Stm { pat: s.pat.clone(), exp: Exp::Atom(v), span: s.span });
+                }
                 for c in checks.into_iter().rev() {
                     used.extend(mentioned(&c));
                     out.push(c);
@@ -55,14 +81,14 @@ fn body(
         }
         match &mut s.exp {
             Exp::If { then_body, else_body, .. } => {
-                body(then_body, types, names, first_new, changed);
-                body(else_body, types, names, first_new, changed);
+                body(then_body, cx, names, changed);
+                body(else_body, cx, names, changed);
             }
-            Exp::Loop { body: lb, .. } => body(lb, types, names, first_new, changed),
+            Exp::Loop { body: lb, .. } => body(lb, cx, names, changed),
             Exp::Map { lam, .. }
             | Exp::Reduce { lam, .. }
             | Exp::Scan { lam, .. }
-            | Exp::Hist { lam, .. } => body(&mut lam.body, types, names, first_new, changed),
+            | Exp::Hist { lam, .. } => body(&mut lam.body, cx, names, changed),
             _ => {}
         }
         used.extend(mentioned(&s));
@@ -70,12 +96,12 @@ fn body(
     }
     out.reverse();
     // A check made here like one before it in the same body always passes (the values cannot
-    // change); the variables from `first_new` on are the conditions made here.
+    // change); the variables from `cx.first_new` on are the conditions made here.
     let mut seen: Vec<(&String, &Vec<Atom>)> = Vec::new();
     let keep: Vec<bool> = out
         .iter()
         .map(|s| match &s.exp {
-            Exp::Assert { cond: Atom::Var(c), msg, vals } if c.0 as usize >= first_new => {
+            Exp::Assert { cond: Atom::Var(c), msg, vals } if c.0 as usize >= cx.first_new => {
                 let dup = seen.contains(&(msg, vals));
                 seen.push((msg, vals));
                 !dup
@@ -86,6 +112,13 @@ fn body(
     let mut keep = keep.into_iter();
     out.retain(|_| keep.next().unwrap_or(true));
     b.stms = out;
+}
+
+fn atom_type(a: &Atom, types: &HashMap<Var, Type>) -> Option<Type> {
+    match a {
+        Atom::Var(v) => types.get(v).cloned(),
+        Atom::Const(c) => Some(Type::Prim(c.ty())),
+    }
 }
 
 /// The statements checking the bounds of `s`, a read or update with fixed `i64` indices (none
@@ -209,6 +242,18 @@ mod tests {
         assert_eq!(run(&c, "g", "2i64 1i64 2i64").as_deref(), Ok("2.0f64"));
         let e = run(&c, "g", "2i64 1i64 3i64").expect_err("out of bounds");
         assert!(e.contains("index [1, 3] out of bounds for array of shape [2][3]"), "{e}");
+    }
+
+    /// An element of a `replicate` is its value, after the bounds check.
+    #[test]
+    fn replicate_element_is_its_value() {
+        let src = "entry r (n: i64) (i: i64) (x: f64) : f64 =
+  vjp (\\x -> let zs = replicate n x in zs[i] * zs[i]) x 1";
+        let (c, ir) = compile(src);
+        assert!(!ir.lines().any(|l| l.contains(": f64 = zs_")), "{ir}");
+        assert_eq!(run(&c, "r", "3i64 2i64 1.5").as_deref(), Ok("3.0f64"));
+        let e = run(&c, "r", "3i64 3i64 1.5").expect_err("out of bounds");
+        assert!(e.contains("index [3] out of bounds for array of shape [3]"), "{e}");
     }
 
     /// Constant indices inside constant dimensions need no check.
