@@ -4,9 +4,12 @@
 //! ordinary, lean core IR. `inline_map_calls` (inline.rs), before the wasm backend: a `map`
 //! whose function only calls a small function gets that function's body; `hoist_map_invariants`
 //! (hoist.rs), after it: rearrangements of arrays bound outside a `map` move before it.
+//! `simplify` also turns dead fixed-index reads and updates into their bounds checks, and
+//! elements of replicates into their values (checks.rs).
 
 use crate::ir::*;
 
+mod checks;
 mod hoist;
 mod inline;
 pub use hoist::hoist_map_invariants;
@@ -17,6 +20,18 @@ pub fn simplify(prog: &mut Program) {
     for f in &mut prog.funs {
         copy_prop(f);
         crate::ir::lower::dce(&mut f.body);
+    }
+    // What only a dead read or update kept alive dies after it, which may leave more dead reads
+    // (a map that could fail only by its own dead reads); a few rounds settle it. Elements of
+    // replicates become copies of their values, which copy propagation removes.
+    for _ in 0..8 {
+        if !checks::dead_bounds(prog) {
+            break;
+        }
+        for f in &mut prog.funs {
+            copy_prop(f);
+            crate::ir::lower::dce(&mut f.body);
+        }
     }
 }
 
