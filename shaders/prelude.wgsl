@@ -305,3 +305,205 @@ fn ogm_f16_from_bits(h: u32) -> f32 {
     if e == 31u { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
     return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
 }
+
+// 64-bit integers, for programs whose i64/u64 values need more than 32 bits: a vec2<u32> holds
+// the low word in x and the high word in y (two's complement for i64). Every operation wraps
+// modulo 2^64, as the interpreter's.
+fn ogm_w_i32(a: i32) -> vec2<u32> {
+    return vec2<u32>(bitcast<u32>(a), select(0u, 0xffffffffu, a < 0));
+}
+
+// A 64-bit value as an i32 index or count, saturated: values outside the i32 range fail every
+// bounds check and make no loop run longer than an i32 count can.
+fn ogm_w_sat(a: vec2<u32>) -> i32 {
+    let hi = bitcast<i32>(a.y);
+    if a.y == select(0u, 0xffffffffu, bitcast<i32>(a.x) < 0) { return bitcast<i32>(a.x); }
+    return select(2147483647, i32(-2147483647 - 1), hi < 0);
+}
+
+// As ogm_w_sat, for a u64.
+fn ogm_w_sat_u(a: vec2<u32>) -> i32 {
+    if a.y == 0u && a.x <= 0x7fffffffu { return bitcast<i32>(a.x); }
+    return 2147483647;
+}
+
+fn ogm_w_add(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+
+fn ogm_w_sub(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}
+
+fn ogm_w_neg(a: vec2<u32>) -> vec2<u32> {
+    return ogm_w_sub(vec2<u32>(0u, 0u), a);
+}
+
+// The whole 64-bit product of two words, from 16-bit halves.
+fn ogm_w_mul32(a: u32, b: u32) -> vec2<u32> {
+    // (Local names never look like a buffer's, `b` and a number.)
+    let al = a & 0xffffu;
+    let ah = a >> 16u;
+    let bl = b & 0xffffu;
+    let bh = b >> 16u;
+    let ll = al * bl;
+    let lh = al * bh;
+    let hl = ah * bl;
+    let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
+    let lo = (ll & 0xffffu) | (mid << 16u);
+    return vec2<u32>(lo, ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u));
+}
+
+fn ogm_w_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let p = ogm_w_mul32(a.x, b.x);
+    return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
+}
+
+fn ogm_w_lt_u(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x < b.x);
+}
+
+fn ogm_w_lt_i(a: vec2<u32>, b: vec2<u32>) -> bool {
+    let ah = bitcast<i32>(a.y);
+    let bh = bitcast<i32>(b.y);
+    return ah < bh || (ah == bh && a.x < b.x);
+}
+
+fn ogm_w_neg_i(a: vec2<u32>) -> bool {
+    return bitcast<i32>(a.y) < 0;
+}
+
+fn ogm_w_abs(a: vec2<u32>) -> vec2<u32> {
+    return select(a, ogm_w_neg(a), ogm_w_neg_i(a));
+}
+
+fn ogm_w_sgn(a: vec2<u32>) -> vec2<u32> {
+    if ogm_w_neg_i(a) { return vec2<u32>(0xffffffffu, 0xffffffffu); }
+    return vec2<u32>(select(0u, 1u, a.x != 0u || a.y != 0u), 0u);
+}
+
+// A shift amount (a 64-bit value read as unsigned), at most 64.
+fn ogm_w_amount(b: vec2<u32>) -> u32 {
+    return select(min(b.x, 64u), 64u, b.y != 0u);
+}
+
+fn ogm_w_shl(a: vec2<u32>, n: u32) -> vec2<u32> {
+    if n >= 64u { return vec2<u32>(0u, 0u); }
+    if n >= 32u { return vec2<u32>(0u, a.x << (n - 32u)); }
+    if n == 0u { return a; }
+    return vec2<u32>(a.x << n, (a.y << n) | (a.x >> (32u - n)));
+}
+
+fn ogm_w_shr_u(a: vec2<u32>, n: u32) -> vec2<u32> {
+    if n >= 64u { return vec2<u32>(0u, 0u); }
+    if n >= 32u { return vec2<u32>(a.y >> (n - 32u), 0u); }
+    if n == 0u { return a; }
+    return vec2<u32>((a.x >> n) | (a.y << (32u - n)), a.y >> n);
+}
+
+fn ogm_w_shr_i(a: vec2<u32>, n: u32) -> vec2<u32> {
+    let s = select(0u, 0xffffffffu, ogm_w_neg_i(a));
+    if n >= 64u { return vec2<u32>(s, s); }
+    if n >= 32u { return vec2<u32>(bitcast<u32>(bitcast<i32>(a.y) >> (n - 32u)), s); }
+    if n == 0u { return a; }
+    return vec2<u32>((a.x >> n) | (a.y << (32u - n)), bitcast<u32>(bitcast<i32>(a.y) >> n));
+}
+
+// Unsigned quotient (xy) and remainder (zw), bit by bit; a zero divisor gives zeros (the
+// kernel reports division by zero before).
+fn ogm_w_divmod_u(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    if b.x == 0u && b.y == 0u { return vec4<u32>(0u); }
+    if a.y == 0u && b.y == 0u { return vec4<u32>(a.x / b.x, 0u, a.x % b.x, 0u); }
+    var q = vec2<u32>(0u, 0u);
+    var r = vec2<u32>(0u, 0u);
+    for (var i = 63u; i < 64u; i--) {
+        let bit = select((a.x >> i) & 1u, (a.y >> (i - 32u)) & 1u, i >= 32u);
+        r = vec2<u32>((r.x << 1u) | bit, (r.y << 1u) | (r.x >> 31u));
+        if !ogm_w_lt_u(r, b) {
+            r = ogm_w_sub(r, b);
+            if i >= 32u { q.y = q.y | (1u << (i - 32u)); } else { q.x = q.x | (1u << i); }
+        }
+    }
+    return vec4<u32>(q, r);
+}
+
+// Truncating division of i64s; the lowest value divided by -1 wraps to itself.
+fn ogm_w_quot_i(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let q = ogm_w_divmod_u(ogm_w_abs(a), ogm_w_abs(b)).xy;
+    return select(q, ogm_w_neg(q), ogm_w_neg_i(a) != ogm_w_neg_i(b));
+}
+
+fn ogm_w_rem_i(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let r = ogm_w_divmod_u(ogm_w_abs(a), ogm_w_abs(b)).zw;
+    return select(r, ogm_w_neg(r), ogm_w_neg_i(a));
+}
+
+// Flooring division and modulo of i64s (Futhark's `/` and `%`).
+fn ogm_w_div_i(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let q = ogm_w_quot_i(a, b);
+    let r = ogm_w_rem_i(a, b);
+    if (r.x != 0u || r.y != 0u) && ogm_w_neg_i(r) != ogm_w_neg_i(b) {
+        return ogm_w_sub(q, vec2<u32>(1u, 0u));
+    }
+    return q;
+}
+
+fn ogm_w_mod_i(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let r = ogm_w_rem_i(a, b);
+    if (r.x != 0u || r.y != 0u) && ogm_w_neg_i(r) != ogm_w_neg_i(b) { return ogm_w_add(r, b); }
+    return r;
+}
+
+// x ** y, wrapping; y read as unsigned (a negative i64 exponent is reported before).
+fn ogm_w_pow(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
+    var base = x;
+    var rem = y;
+    var acc = vec2<u32>(1u, 0u);
+    while rem.x != 0u || rem.y != 0u {
+        if (rem.x & 1u) == 1u { acc = ogm_w_mul(acc, base); }
+        base = ogm_w_mul(base, base);
+        rem = ogm_w_shr_u(rem, 1u);
+    }
+    return acc;
+}
+
+fn ogm_w_clz(a: vec2<u32>) -> i32 {
+    return i32(select(countLeadingZeros(a.y), 32u + countLeadingZeros(a.x), a.y == 0u));
+}
+
+fn ogm_w_ctz(a: vec2<u32>) -> i32 {
+    return i32(select(countTrailingZeros(a.x), 32u + countTrailingZeros(a.y), a.x == 0u));
+}
+
+fn ogm_w_popc(a: vec2<u32>) -> i32 {
+    return i32(countOneBits(a.x) + countOneBits(a.y));
+}
+
+// A u64 as the nearest f32: the top 32 significant bits with a sticky bit for the rest round
+// as the whole value does.
+fn ogm_w_to_f32_u(a: vec2<u32>) -> f32 {
+    if a.y == 0u { return f32(a.x); }
+    let s = countLeadingZeros(a.y);
+    let t = ogm_w_shl(a, s);
+    return f32(t.y | select(0u, 1u, t.x != 0u)) * exp2(f32(32u - s));
+}
+
+fn ogm_w_to_f32_i(a: vec2<u32>) -> f32 {
+    let m = ogm_w_to_f32_u(ogm_w_abs(a));
+    return select(m, -m, ogm_w_neg_i(a));
+}
+
+// A float truncated and wrapped modulo 2^64 (NaN and infinities give 0), as the interpreter
+// converts floats to 64-bit integers.
+fn ogm_w_from_f32(x: f32) -> vec2<u32> {
+    if ogm_isnan(x) || ogm_isinf(x) { return vec2<u32>(0u, 0u); }
+    let t = trunc(x);
+    if abs(t) < 2147483648.0 { return ogm_w_i32(i32(t)); }
+    // |t| >= 2^31 is m * 2^k with m an integer below 2^24 and k >= 8.
+    let f = frexp(abs(t));
+    let k = f.exp - 24;
+    if k >= 64 { return vec2<u32>(0u, 0u); }
+    let m = ogm_w_shl(vec2<u32>(u32(f.fract * 16777216.0), 0u), u32(k));
+    return select(m, ogm_w_neg(m), t < 0.0);
+}

@@ -83,6 +83,9 @@ struct MemMeter {
 pub struct Loaded {
     prog: GpuProgram,
     pipelines: Vec<Rc<Pipeline>>,
+    /// The program with 64-bit integers (`wgsl::compile_wide`), compiled and loaded when an
+    /// entry first needs it.
+    wide: RefCell<Option<Rc<Loaded>>>,
 }
 
 #[derive(Clone)]
@@ -394,7 +397,7 @@ impl Gpu {
         for k in &prog.kernels {
             pipelines.push(self.pipeline(k).await?);
         }
-        Ok(Loaded { prog, pipelines })
+        Ok(Loaded { prog, pipelines, wide: RefCell::new(None) })
     }
 
     /// Run an entry point of a loaded program.
@@ -404,19 +407,52 @@ impl Gpu {
         entry: &str,
         args: &[Value],
     ) -> Result<Vec<Value>, Diagnostic> {
-        let mut dev = self.dev(l).await?;
-        exec::run_entry(&l.prog, &mut dev, entry, args).await
+        let packed: Vec<Packed> = args.iter().map(Packed::from).collect();
+        let results = self.run_entry_packed(l, entry, &packed).await?;
+        results
+            .iter()
+            .map(|r| {
+                r.to_value()
+                    .map_err(|m| Diagnostic::runtime(Span::DUMMY, format!("internal error: {m}")))
+            })
+            .collect()
     }
 
-    /// [`Gpu::run_entry`] on arguments and results as bytes (`exec::run_entry_packed`).
+    /// [`Gpu::run_entry`] on arguments and results as bytes (`exec::run_entry_packed`). An
+    /// entry whose i64/u64 values need more than the 32 bits the program computes them in runs
+    /// again, on the program with 64-bit integers (programs are pure, so the first run's work
+    /// is only lost time); a program without its source (`GpuProgram::source`) reports the error.
     pub async fn run_entry_packed(
         &self,
         l: &Loaded,
         entry: &str,
         args: &[Packed],
     ) -> Result<Vec<Packed>, Diagnostic> {
-        let mut dev = self.dev(l).await?;
-        exec::run_entry_packed(&l.prog, &mut dev, entry, args).await
+        let r = {
+            let mut dev = self.dev(l).await?;
+            exec::run_entry_packed(&l.prog, &mut dev, entry, args).await
+        };
+        match r {
+            Err(d) if !l.prog.wide && l.prog.source.is_some() && wgsl::is_needs_wide(&d) => {
+                let w = self.wide(l).await?;
+                let mut dev = self.dev(&w).await?;
+                exec::run_entry_packed(&w.prog, &mut dev, entry, args).await
+            }
+            r => r,
+        }
+    }
+
+    /// `l`'s program with 64-bit integers, loaded (once).
+    async fn wide(&self, l: &Loaded) -> Result<Rc<Loaded>, Diagnostic> {
+        if let Some(w) = l.wide.borrow().clone() {
+            return Ok(w);
+        }
+        let gp = wgsl::compile_wide(&l.prog).map_err(|ds| {
+            ds.into_iter().next().unwrap_or_else(|| gpu_err("the wide program does not compile"))
+        })?;
+        let w = Rc::new(self.load_program(gp).await?);
+        *l.wide.borrow_mut() = Some(w.clone());
+        Ok(w)
     }
 
     /// A run's view of the device: `l`'s pipelines and a fresh error record.
@@ -538,7 +574,7 @@ impl Dev<'_> {
         let b = self.deferred("allocating a buffer", || {
             Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: None,
-                size: 4 * words.max(1),
+                size: 4 * words.max(2),
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,
@@ -726,7 +762,15 @@ mod runner {
 
         fn compile(&mut self, src: &str) -> Result<Self::Program, Vec<Diagnostic>> {
             let compiled = driver::compile(src)?;
-            let p = match wgsl::compile(&compiled.ir) {
+            // `OGHAM_GPU_WIDE=1`: every program with 64-bit integers, to test that program.
+            let wide = std::env::var("OGHAM_GPU_WIDE").is_ok_and(|v| v == "1");
+            let p = match wgsl::compile(&compiled.ir).and_then(|gp| {
+                if wide {
+                    wgsl::compile_wide(&gp)
+                } else {
+                    Ok(gp)
+                }
+            }) {
                 Ok(gp) => match self.gpu.load(gp) {
                     Ok(l) => GpuTestProgram::Loaded(Box::new(l)),
                     Err(d) => GpuTestProgram::Rejected(d),

@@ -25,8 +25,8 @@ use crate::prim::{PrimType, PrimValue};
 /// How deep calls at the top of a map's function are inlined.
 const INLINE_DEPTH: usize = 8;
 
-pub fn run(prog: &ir::Program) -> ir::Program {
-    let mut d = Distribute { prog, names: prog.names.clone() };
+pub fn run(prog: &ir::Program, wide: bool) -> ir::Program {
+    let mut d = Distribute { prog, names: prog.names.clone(), wide };
     let funs = prog
         .funs
         .iter()
@@ -42,6 +42,8 @@ pub fn run(prog: &ir::Program) -> ir::Program {
 struct Distribute<'a> {
     prog: &'a ir::Program,
     names: Vec<String>,
+    /// i64/u64 values take 64 bits (see `compile_wide`), so they get a pack of their own.
+    wide: bool,
 }
 
 impl Distribute<'_> {
@@ -161,7 +163,7 @@ impl Distribute<'_> {
             let lam1 = Lambda {
                 params: lam.params.clone(),
                 body: body1,
-                ret: hs.pat.iter().map(|p| Type::Prim(pack_type(p.ty.elem()))).collect(),
+                ret: hs.pat.iter().map(|p| Type::Prim(pack_type(p.ty.elem(), self.wide))).collect(),
             };
             let (lam1, arrs1) = prune(lam1, &arrs);
             let mut rows = Vec::new();
@@ -169,7 +171,7 @@ impl Distribute<'_> {
                 let name = format!("{}_rows", self.name(p.var));
                 rows.push(Param {
                     var: self.fresh(&name),
-                    ty: Type::Array { elem: pack_type(p.ty.elem()), shape: vec![outer] },
+                    ty: Type::Array { elem: pack_type(p.ty.elem(), self.wide), shape: vec![outer] },
                 });
             }
             out.push(Stm {
@@ -181,7 +183,7 @@ impl Distribute<'_> {
             // from there.
             let mut reads = Vec::new();
             for (p, r) in hs.pat.iter().zip(&rows) {
-                let t = pack_type(p.ty.elem());
+                let t = pack_type(p.ty.elem(), self.wide);
                 let col = self.fresh(&format!("{}_col", self.name(p.var)));
                 let col_ty = Type::Array { elem: t, shape: vec![outer, ir::Dim::Const(1)] };
                 out.push(Stm {
@@ -345,7 +347,7 @@ impl Distribute<'_> {
     /// The statement that turns `p` into the word its pack holds (none when it is that type).
     fn word_of(&mut self, p: &Param, span: crate::diag::Span) -> (Option<Stm>, Param) {
         let t = p.ty.elem();
-        let pt = pack_type(t);
+        let pt = pack_type(t, self.wide);
         if pt == t {
             return (None, p.clone());
         }
@@ -528,15 +530,19 @@ fn host_width(lam: &Lambda, k: usize, w: Atom) -> Option<ir::Dim> {
 
 /// The element type of the pack that holds values of `t`: their bits as `u32` (so values of
 /// every type share one buffer), except f16, whose bits are 16 wide.
-fn pack_type(t: PrimType) -> PrimType {
+fn pack_type(t: PrimType, wide: bool) -> PrimType {
     match t {
         PrimType::Float(crate::prim::FloatType::F16) => t,
+        PrimType::Int(crate::prim::IntType::I64 | crate::prim::IntType::U64) if wide => {
+            PrimType::Int(crate::prim::IntType::U64)
+        }
         _ => PrimType::Int(crate::prim::IntType::U32),
     }
 }
 
 /// The statements that bind `p` to the value whose pack word is `word`. Conversions of 32-bit
-/// words are exact on the GPU, where i64 values are 32 bits wide.
+/// words are exact on the GPU, where i64 values are 32 bits wide (or packed as u64 in a wide
+/// program).
 fn from_word(word: &Param, p: &Param, span: crate::diag::Span) -> Vec<Stm> {
     let t = p.ty.elem();
     let pt = word.ty.elem();

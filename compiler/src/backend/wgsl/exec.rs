@@ -2,8 +2,9 @@
 //! interpreter's semantics, arrays stay in device buffers between kernels, and only the scalars
 //! the host needs (reductions, single elements) and the entry's results are read back.
 //!
-//! Every element is one 32-bit word in a buffer (see the module docs of `wgsl`). A value that
-//! does not fit (an i64 outside the i32 range) is an `unsupported on the GPU backend` error.
+//! Every element is one 32-bit word in a buffer (see the module docs of `wgsl`), except i64/u64
+//! in a wide program (`GpuProgram::wide`), which take two. In a narrow program a value that does
+//! not fit (an i64 outside the i32 range) is an error that `wgsl::is_needs_wide` recognises.
 //!
 //! The executor is `async`: in a browser, reading a buffer back (and learning whether WebGPU
 //! reported an error) can only be awaited, never blocked on. Native hosts block on the future.
@@ -37,7 +38,8 @@ pub trait Device {
     fn software(&self) -> bool {
         false
     }
-    /// A zero-filled buffer of at least `words` words (at least one).
+    /// A zero-filled buffer of at least `words` words (at least two: an empty array still binds
+    /// as an array of one 64-bit element).
     async fn alloc(&mut self, words: u64) -> Result<Self::Buf, Diagnostic>;
     /// A buffer holding `bytes`: the little-endian bytes of whole words (arrays of 32-bit
     /// elements are uploaded as they are, without a copy into words).
@@ -90,8 +92,12 @@ fn unsupported(span: Span, msg: impl std::fmt::Display) -> Diagnostic {
 
 /// A scalar as one word; i64/u64 must fit 32 bits.
 pub fn to_word(p: PrimValue, span: Span) -> R<u32> {
-    let too_big =
-        |v: i128| unsupported(span, format!("the 64-bit value {v} does not fit in 32 bits"));
+    let too_big = |v: i128| {
+        super::needs_wide(unsupported(
+            span,
+            format!("the 64-bit value {v} does not fit in 32 bits"),
+        ))
+    };
     Ok(match p {
         PrimValue::Bool(b) => b as u32,
         PrimValue::I8(x) => x as i32 as u32,
@@ -106,6 +112,36 @@ pub fn to_word(p: PrimValue, span: Span) -> R<u32> {
         PrimValue::F16(x) => x.to_f32().to_bits(),
         PrimValue::F64(_) => return Err(unsupported(span, "64-bit floats")),
     })
+}
+
+/// Is `t` two words in a wide program's buffers, arguments and error records?
+fn two_words(wide: bool, t: PrimType) -> bool {
+    wide && super::scalar::narrowed(t)
+}
+
+/// A scalar as the words a program with `wide` 64-bit integers holds it in.
+fn words_of(p: PrimValue, wide: bool, span: Span) -> R<Vec<u32>> {
+    Ok(match p {
+        PrimValue::I64(x) if wide => vec![x as u32, (x >> 32) as u32],
+        PrimValue::U64(x) if wide => vec![x as u32, (x >> 32) as u32],
+        p => vec![to_word(p, span)?],
+    })
+}
+
+/// The value of `t` in the words `w` (as many as [`words_of`] gives).
+fn value_of(w: &[u32], t: PrimType, wide: bool) -> PrimValue {
+    let word = |k: usize| w.get(k).copied().unwrap_or(0);
+    let x = word(0) as u64 | (word(1) as u64) << 32;
+    match t {
+        PrimType::Int(IntType::I64) if wide => PrimValue::I64(x as i64),
+        PrimType::Int(IntType::U64) if wide => PrimValue::U64(x),
+        t => from_word(word(0), t),
+    }
+}
+
+/// The little-endian words of `bytes`.
+fn le_words(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
 /// A word read back as a value of `t`.
@@ -216,7 +252,8 @@ pub async fn run_entry_packed<D: Device>(
             Packed::Prim(p) => HVal::Prim(*p),
             Packed::Array { elem, shape, bytes } => {
                 elements(shape, ep.span)?;
-                let buf = if packed::elem_size(*elem) == 4 {
+                // A wide program's 64-bit elements are two little-endian words each, as packed.
+                let buf = if packed::elem_size(*elem) == 4 || two_words(prog.wide, *elem) {
                     dev.upload(bytes).await?
                 } else {
                     let words = to_words(*elem, bytes, ep.span)?;
@@ -227,7 +264,7 @@ pub async fn run_entry_packed<D: Device>(
             }
         });
     }
-    let mut ex = Exec { prog, dev, env: HashMap::new(), depth: 0 };
+    let mut ex = Exec { prog, dev, env: HashMap::new(), depth: 0, wide: prog.wide };
     let res = ex.call(ep.fun, vals, ep.span).await;
     let res = match res {
         Ok(r) => r,
@@ -242,9 +279,11 @@ pub async fn run_entry_packed<D: Device>(
         out.push(match v {
             HVal::Prim(p) => Packed::Prim(p),
             HVal::Arr { buf, elem, shape } => {
-                let n = elements(&shape, ep.span)?;
+                let n = elements(&shape, ep.span)? * ex.wpe(elem);
                 let words = if n == 0 { Vec::new() } else { ex.dev.download(&buf, 0, n).await? };
-                Packed::Array { elem, shape, bytes: from_words(elem, words) }
+                let bytes =
+                    if two_words(prog.wide, elem) { words } else { from_words(elem, words) };
+                Packed::Array { elem, shape, bytes }
             }
         });
     }
@@ -291,9 +330,20 @@ struct Exec<'a, D: Device> {
     dev: &'a mut D,
     env: HashMap<Var, HVal<D::Buf>>,
     depth: usize,
+    /// `prog.wide`: 64-bit integers take two words.
+    wide: bool,
 }
 
 impl<D: Device> Exec<'_, D> {
+    /// Words per element of `t` in buffers.
+    fn wpe(&self, t: PrimType) -> u64 {
+        if two_words(self.wide, t) {
+            2
+        } else {
+            1
+        }
+    }
+
     /// The first error a kernel reported, as a diagnostic.
     async fn kernel_error(&mut self) -> R<Option<Diagnostic>> {
         let rec = self.dev.take_error().await?;
@@ -304,13 +354,19 @@ impl<D: Device> Exec<'_, D> {
         let Some(site) = self.prog.sites.get(code as usize - 1) else {
             return Ok(Some(rt(Span::DUMMY, "internal error: a kernel reported an unknown error")));
         };
-        let vals: Vec<PrimValue> = site
-            .args
-            .iter()
-            .zip(rec.iter().skip(1).take(MAX_ERR_ARGS))
-            .map(|(t, w)| from_word(*w, *t))
-            .collect();
-        Ok(Some(rt(site.span, fill(&site.msg, &vals))))
+        let words: Vec<u32> = rec.iter().skip(1).take(MAX_ERR_ARGS).copied().collect();
+        let mut vals = Vec::new();
+        let mut k = 0;
+        for t in &site.args {
+            let n = self.wpe(*t) as usize;
+            if k + n > words.len() {
+                break;
+            }
+            vals.push(value_of(&words[k..k + n], *t, self.wide));
+            k += n;
+        }
+        let d = rt(site.span, fill(&site.msg, &vals));
+        Ok(Some(if site.narrowed { super::needs_wide(d) } else { d }))
     }
 
     async fn checked<T>(&mut self, r: R<T>) -> R<T> {
@@ -427,7 +483,7 @@ impl<D: Device> Exec<'_, D> {
             elements(&shape.iter().map(|d| self.dim(d, span)).collect::<R<Vec<_>>>()?, span)?;
         for p in outs {
             let sh = self.shape_of(&p.ty, span)?;
-            let n = elements(&sh, span)?;
+            let n = elements(&sh, span)? * self.wpe(p.ty.elem());
             let buf = self.dev.alloc(n).await?;
             self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: sh });
         }
@@ -445,7 +501,7 @@ impl<D: Device> Exec<'_, D> {
         let mut args = reserved.to_vec();
         for a in &d.args {
             let p = self.prim(a, span)?;
-            args.push(to_word(p, span)?);
+            args.extend(words_of(p, self.wide, span)?);
         }
         let mut bufs = Vec::new();
         for b in &d.bufs {
@@ -473,7 +529,7 @@ impl<D: Device> Exec<'_, D> {
         if in_place {
             return Ok((buf, elem, shape));
         }
-        let copy = self.dev.copy(&buf, elements(&shape, span)?).await?;
+        let copy = self.dev.copy(&buf, elements(&shape, span)? * self.wpe(elem)).await?;
         Ok((copy, elem, shape))
     }
 
@@ -510,12 +566,13 @@ impl<D: Device> Exec<'_, D> {
             }
             HostStm::ReadElem { pat, arr, idx, span } => {
                 let (buf, elem, shape) = self.arr(*arr, *span)?;
-                let off = self.flat_index(idx, &shape, *span)?;
-                let w = self.dev.download(&buf, off, 1).await?;
+                let n = self.wpe(elem);
+                let off = self.flat_index(idx, &shape, *span)? * n;
+                let w = self.dev.download(&buf, off, n).await?;
                 if let Some(d) = self.kernel_error().await? {
                     return Err(d);
                 }
-                self.env.insert(pat.var, HVal::Prim(from_word(first_word(&w), elem)));
+                self.env.insert(pat.var, HVal::Prim(value_of(&le_words(&w), elem, self.wide)));
             }
             HostStm::Scatter { pat, dest, w, ranks, winners, write, in_place, span } => {
                 let (buf, elem, shape) = self.written(*dest, *in_place, *span).await?;
@@ -538,9 +595,9 @@ impl<D: Device> Exec<'_, D> {
             }
             HostStm::UpdateElem { pat, arr, idx, value, in_place, span } => {
                 let (buf, elem, shape) = self.written(*arr, *in_place, *span).await?;
-                let off = self.flat_index(idx, &shape, *span)?;
-                let w = to_word(self.prim(value, *span)?, *span)?;
-                self.dev.write(&buf, off, &[w]).await?;
+                let off = self.flat_index(idx, &shape, *span)? * self.wpe(elem);
+                let w = words_of(self.prim(value, *span)?, self.wide, *span)?;
+                self.dev.write(&buf, off, &w).await?;
                 self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
             }
             HostStm::Launch { outs, shape, dispatch, tiled, span } => {
@@ -610,19 +667,20 @@ impl<D: Device> Exec<'_, D> {
                 };
                 let k = pat.len();
                 let mut temps = Vec::new();
-                for _ in 0..k {
-                    temps.push(self.dev.alloc(partials).await?);
+                for p in pat {
+                    temps.push(self.dev.alloc(partials * self.wpe(p.ty.elem())).await?);
                 }
-                for _ in 0..k {
-                    temps.push(self.dev.alloc(1).await?);
+                for p in pat {
+                    temps.push(self.dev.alloc(self.wpe(p.ty.elem())).await?);
                 }
                 let reserved = [to_word(PrimValue::I64(n), *span)?, partials as u32];
                 self.run_dispatch(pass1, &reserved, &temps, groups, *span).await?;
                 self.run_dispatch(&passes[1], &reserved, &temps, 1, *span).await?;
                 let mut vals = Vec::new();
                 for (j, p) in pat.iter().enumerate() {
-                    let w = self.dev.download(&temps[k + j], 0, 1).await?;
-                    vals.push(HVal::Prim(from_word(first_word(&w), p.ty.elem())));
+                    let t = p.ty.elem();
+                    let w = self.dev.download(&temps[k + j], 0, self.wpe(t)).await?;
+                    vals.push(HVal::Prim(value_of(&le_words(&w), t, self.wide)));
                 }
                 if let Some(d) = self.kernel_error().await? {
                     return Err(d);
@@ -633,14 +691,14 @@ impl<D: Device> Exec<'_, D> {
                 let n = self.int(w, *span)?;
                 elements(&[n], *span)?;
                 for p in pat {
-                    let buf = self.dev.alloc(n as u64).await?;
+                    let buf = self.dev.alloc(n as u64 * self.wpe(p.ty.elem())).await?;
                     self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: vec![n] });
                 }
                 if n > 0 {
                     let groups = groups_for(n);
                     let mut temps = Vec::new();
-                    for _ in 0..pat.len() {
-                        temps.push(self.dev.alloc(groups).await?);
+                    for p in pat {
+                        temps.push(self.dev.alloc(groups * self.wpe(p.ty.elem())).await?);
                     }
                     let reserved = [to_word(PrimValue::I64(n), *span)?, groups as u32];
                     self.run_dispatch(&passes[0], &reserved, &temps, groups, *span).await?;

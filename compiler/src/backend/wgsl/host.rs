@@ -3,11 +3,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::kernel::{buffer_decls, load, store, to_i32, Gen, KVal, R};
+use super::kernel::{buffer_decls, load, store, Gen, KVal, R};
 use super::tile;
 use super::{
-    internal, unsupported, wgsl_type, Access, BufRef, Dispatch, GpuProgram, HostBody, HostFun,
-    HostStm, Kernel, Site, Tiles, WORKGROUP,
+    internal, unsupported, Access, BufRef, Dispatch, GpuProgram, HostBody, HostFun, HostStm,
+    Kernel, Site, Tiles, WORKGROUP,
 };
 use crate::ir::{self, Atom, DimIndex, Exp, Type, Var};
 use crate::prim::PrimType;
@@ -37,10 +37,12 @@ struct HostGen<'a> {
     /// Host functions: `Some` once generated (or being generated).
     funs: Vec<Option<HostFun>>,
     todo: Vec<usize>,
+    /// i64/u64 values are 64-bit (`vec2<u32>`, see `compile_wide`).
+    wide: bool,
 }
 
-pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
-    let distributed = super::distribute::run(prog);
+pub fn generate(prog: &ir::Program, wide: bool) -> R<GpuProgram> {
+    let distributed = super::distribute::run(prog, wide);
     let prog = &distributed;
     let mut g = HostGen {
         prog,
@@ -54,6 +56,7 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
         sites: Vec::new(),
         funs: vec![None; prog.funs.len()],
         todo: prog.entries.iter().map(|e| e.fun).collect(),
+        wide,
     };
     let mut started = vec![false; prog.funs.len()];
     while let Some(f) = g.todo.pop() {
@@ -85,6 +88,8 @@ pub fn generate(prog: &ir::Program) -> R<GpuProgram> {
         sites: g.sites,
         names: prog.names.clone(),
         rejected: Vec::new(),
+        wide,
+        source: None,
     })
 }
 
@@ -238,7 +243,7 @@ fn unused_buffers_dropped(
 fn assemble(gen: &Gen, shared: &str, body: &str) -> String {
     let code = format!(
         "{}{shared}\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{}{}{body}}}\n",
-        buffer_decls(&gen.bufs),
+        buffer_decls(&gen.bufs, gen.wide),
         gen.pre,
         gen.code
     );
@@ -650,6 +655,7 @@ impl HostGen<'_> {
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
+            gen.wide = self.wide;
             let dims = shape.iter().map(|d| gen.dim(d)).collect::<R<Vec<_>>>()?;
             let total = if dims.is_empty() { "1".to_string() } else { dims.join(" * ") };
             gen.line("let gid = i32((wg.x + wg.y * nwg.x) * 256u + lid);");
@@ -751,6 +757,7 @@ impl HostGen<'_> {
         let res = (|| {
             let tys: Vec<PrimType> = st.pat.iter().map(|p| p.ty.elem()).collect();
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
+            gen.wide = self.wide;
             let n = gen.dim(&outer)?;
             gen.line("let gid = i32((wg.x + wg.y * nwg.x) * 256u + lid);");
             gen.line(&format!("if (gid >= {n}) {{ return; }}"));
@@ -889,6 +896,7 @@ impl HostGen<'_> {
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
+            gen.wide = self.wide;
             let n = gen.dim(&shape[0])?;
             let n = gen.let_(&n, PrimType::Int(ir_i32()));
             let p = gen.dim(&shape[1])?;
@@ -923,6 +931,7 @@ impl HostGen<'_> {
             };
             let tys = scalar_types(&red.pat).ok_or_else(|| internal(s.span, "segmented reduce"))?;
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
+            gen.wide = self.wide;
             let d0 = shape.first().ok_or_else(|| internal(s.span, "segmented reduce"))?;
             let n = gen.dim(d0)?;
             gen.line("let seg = i32(wg.x + wg.y * nwg.x);");
@@ -982,7 +991,7 @@ impl HostGen<'_> {
                 gen.line(&format!("b{b}[seg] = {};", store(&e, elem)));
             }
             gen.close();
-            let wgsl = assemble(&gen, &shared_decls(&tys), "");
+            let wgsl = assemble(&gen, &shared_decls(&tys, gen.wide), "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         self.finish(types, sites, res, "segreduce".into())
@@ -1037,6 +1046,7 @@ impl HostGen<'_> {
         let i32t = PrimType::Int(ir_i32());
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            gen.wide = self.wide;
             let acc = if write { Access::Read } else { Access::ReadWrite };
             let win = gen.buffer(BufRef::Temp(0), PrimType::Int(ir_u32()), acc);
             gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
@@ -1063,7 +1073,7 @@ impl HostGen<'_> {
                     return Err(internal(s.span, "scatter index"));
                 };
                 let d = dims.get(k).cloned().ok_or_else(|| internal(s.span, "scatter rank"))?;
-                let i = gen.let_(&to_i32(&ie, it), i32t);
+                let i = gen.let_(&gen.to_i32(&ie, it), i32t);
                 conds.push(format!("({i} >= 0 && {i} < {d})"));
                 cell = format!("({cell} * {d} + {i})");
             }
@@ -1137,8 +1147,10 @@ impl HostGen<'_> {
             }
         }
         let shape = shape.ok_or_else(|| internal(s.span, "hist"))?;
+        // 64-bit atomics do not exist: a wide program's 64-bit bins take the general path.
+        let atomic = atomic_op(lam).filter(|(_, t)| !(self.wide && super::scalar::narrowed(*t)));
         if let (Some(op), [d], [p], [v], Exp::Hist { neutral, .. }) =
-            (atomic_op(lam), dest, s.pat.as_slice(), vs, &s.exp)
+            (atomic, dest, s.pat.as_slice(), vs, &s.exp)
         {
             let neutral = neutral.first().ok_or_else(|| internal(s.span, "hist neutral"))?;
             let local = self.hist_kernel(s, p, op, neutral, is, *v, true)?;
@@ -1163,7 +1175,7 @@ impl HostGen<'_> {
                     return Err(internal(s.span, "hist element"));
                 };
                 let n = gen.fresh("acc");
-                gen.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+                gen.line(&format!("var {n}: {} = {e};", gen.ty(*t)));
                 accs.push(n);
             }
             let ws = gen.atom_i32(w)?;
@@ -1173,7 +1185,7 @@ impl HostGen<'_> {
             let KVal::Scalar(e, t) = gen.index(&ia, &["j".to_string()])? else {
                 return Err(internal(s.span, "hist index"));
             };
-            gen.open(&format!("if ({} == {bin}) {{", super::kernel::to_i32(&e, t)));
+            gen.open(&format!("if ({} == {bin}) {{", gen.to_i32(&e, t)));
             let mut args: Vec<KVal> =
                 accs.iter().zip(&tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).collect();
             for va in &vas {
@@ -1211,6 +1223,7 @@ impl HostGen<'_> {
         let (bop, t) = op;
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            gen.wide = self.wide;
             let rb = gen.buffer(BufRef::Var(p.var), t, Access::ReadWrite);
             let (ne, _) = gen.scalar(neutral)?;
             let float = matches!(t, PrimType::Float(_));
@@ -1241,7 +1254,7 @@ impl HostGen<'_> {
                 sc => sc,
             };
             let KVal::Scalar(x, _) = x else { return Err(internal(s.span, "hist value")) };
-            let bin = gen.let_(&to_i32(&bi, bt), PrimType::Int(crate::prim::IntType::I32));
+            let bin = gen.let_(&gen.to_i32(&bi, bt), PrimType::Int(crate::prim::IntType::I32));
             gen.open(&format!("if ({bin} >= 0 && {bin} < nb) {{"));
             let target = if local { format!("lh[{bin}]") } else { format!("b{rb}[{bin}]") };
             atomic_update(&mut gen, &target, bop, t, &x)?;
@@ -1263,7 +1276,7 @@ impl HostGen<'_> {
                 );
             }
             let wgsl = assemble(&gen, &shared, "");
-            let wgsl = atomic_binding(wgsl, rb, super::storage_type(t), atom_ty, s.span)?;
+            let wgsl = atomic_binding(wgsl, rb, gen.storage(t), atom_ty, s.span)?;
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         let name = if local { "hist_local" } else { "hist_global" };
@@ -1283,6 +1296,7 @@ impl HostGen<'_> {
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            gen.wide = self.wide;
             let comm = matches!(s.exp, Exp::Reduce { commutative: true, .. });
             let accs = thread_fold(&mut gen, lam, neutral, arrs, tys, comm)?;
             if !tree {
@@ -1295,7 +1309,7 @@ impl HostGen<'_> {
                 let wgsl = assemble(&gen, "", "");
                 return Ok((wgsl, gen.bufs.clone(), gen.args.clone()));
             }
-            let shared = shared_decls(tys);
+            let shared = shared_decls(tys, gen.wide);
             tree_reduce(&mut gen, lam, &accs, tys, s.span)?;
             gen.open("if (lid == 0u) {");
             for (j, t) in tys.iter().enumerate() {
@@ -1338,6 +1352,7 @@ impl HostGen<'_> {
         let k = tys.len();
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            gen.wide = self.wide;
             gen.open("if (lid == 0u) {");
             let accs = declare_accs(&mut gen, neutral, tys)?;
             let parts: Vec<usize> = tys
@@ -1370,6 +1385,7 @@ impl HostGen<'_> {
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            gen.wide = self.wide;
             gen.open("if (lid == 0u) {");
             let accs = declare_accs(&mut gen, neutral, tys)?;
             let parts: Vec<usize> = tys
@@ -1413,8 +1429,9 @@ impl HostGen<'_> {
         let mut sites = std::mem::take(&mut self.sites);
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            gen.wide = self.wide;
             let sums = thread_fold(&mut gen, lam, neutral, arrs, tys, false)?;
-            let shared = shared_decls(tys);
+            let shared = shared_decls(tys, gen.wide);
             for (j, (a, t)) in sums.iter().zip(tys).enumerate() {
                 gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
             }
@@ -1428,7 +1445,7 @@ impl HostGen<'_> {
                     let n = gen.fresh("run");
                     gen.line(&format!(
                         "var {n}: {} = {};",
-                        wgsl_type(*t),
+                        gen.ty(*t),
                         load(&format!("b{b}[wg.x]"), *t)
                     ));
                     n
@@ -1457,7 +1474,7 @@ impl HostGen<'_> {
                     let n = gen.fresh("acc");
                     gen.line(&format!(
                         "var {n}: {} = {};",
-                        wgsl_type(*t),
+                        gen.ty(*t),
                         load(&format!("sh{j}[lid]"), *t)
                     ));
                     n
@@ -1611,7 +1628,7 @@ fn atomic_update(gen: &mut Gen, target: &str, op: ir::BinOp, t: PrimType, x: &st
     if let PrimType::Float(_) = t {
         gen.open("loop {");
         gen.line(&format!("let old = atomicLoad(&{target});"));
-        let e = super::scalar::binop(op, t, "bitcast<f32>(old)", x)
+        let e = super::scalar::binop(op, t, "bitcast<f32>(old)", x, false)
             .ok_or_else(|| internal(crate::diag::Span::DUMMY, "hist operator"))?;
         gen.line(&format!(
             "if (atomicCompareExchangeWeak(&{target}, old, bitcast<u32>({e})).exchanged) {{ break; }}"
@@ -1646,7 +1663,7 @@ fn declare_accs(gen: &mut Gen, neutral: &[Atom], tys: &[PrimType]) -> R<Vec<Stri
     for (a, t) in neutral.iter().zip(tys) {
         let (e, _) = gen.scalar(a)?;
         let n = gen.fresh("acc");
-        gen.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+        gen.line(&format!("var {n}: {} = {e};", gen.ty(*t)));
         accs.push(n);
     }
     Ok(accs)
@@ -1711,11 +1728,12 @@ fn thread_fold(
     Ok(accs)
 }
 
-fn shared_decls(tys: &[PrimType]) -> String {
+fn shared_decls(tys: &[PrimType], wide: bool) -> String {
     tys.iter()
         .enumerate()
         .map(|(j, t)| {
-            format!("var<workgroup> sh{j}: array<{}, {WORKGROUP}>;\n", super::storage_type(*t))
+            let t = super::storage_type(*t, wide);
+            format!("var<workgroup> sh{j}: array<{t}, {WORKGROUP}>;\n")
         })
         .collect()
 }

@@ -235,10 +235,14 @@ pub struct Gen<'a> {
     pub bufs: Vec<(BufRef, PrimType, Access)>,
     /// Host scalars in the argument buffer, from word `reserved` on.
     pub args: Vec<Atom>,
+    /// The words `args` take (two for each 64-bit integer in a wide program).
+    arg_len: usize,
     reserved: usize,
     sites: &'a mut Vec<Site>,
     depth: usize,
     span: Span,
+    /// i64/u64 values are `vec2<u32>` (see [`super::compile_wide`]); otherwise 32-bit.
+    pub wide: bool,
 }
 
 pub type R<T> = Result<T, Diagnostic>;
@@ -264,10 +268,59 @@ impl<'a> Gen<'a> {
             next: 0,
             bufs: Vec::new(),
             args: Vec::new(),
+            arg_len: 0,
             reserved,
             sites,
             depth: 0,
             span,
+            wide: false,
+        }
+    }
+
+    /// The WGSL type of register values of `t`.
+    pub fn ty(&self, t: PrimType) -> &'static str {
+        wgsl_type(t, self.wide)
+    }
+
+    /// The element type of a buffer of `t`.
+    pub fn storage(&self, t: PrimType) -> &'static str {
+        storage_type(t, self.wide)
+    }
+
+    /// A constant as a WGSL expression.
+    pub fn literal(&self, c: PrimValue) -> String {
+        scalar::literal(c, self.wide)
+    }
+
+    /// Does `t` take two argument and error-record words?
+    pub fn two_words(&self, t: PrimType) -> bool {
+        self.wide && scalar::narrowed(t)
+    }
+
+    /// An integer expression of type `t` as an `i32` index or count (64-bit values saturated in
+    /// a wide program, so one outside the i32 range fails every bounds check).
+    pub fn to_i32(&self, e: &str, t: PrimType) -> String {
+        match t {
+            PrimType::Int(IntType::I64) if self.wide => format!("ogm_w_sat({e})"),
+            PrimType::Int(IntType::U64) if self.wide => format!("ogm_w_sat_u({e})"),
+            _ => to_i32(e, t),
+        }
+    }
+
+    /// An `i32` index expression as type `t`.
+    pub fn of_i32(&self, e: &str, t: PrimType) -> String {
+        match t {
+            PrimType::Int(IntType::I64 | IntType::U64) if self.wide => format!("ogm_w_i32({e})"),
+            _ => from_i32(e, t),
+        }
+    }
+
+    /// A value of `t` as the error record's words.
+    pub fn words(&self, e: &str, t: PrimType) -> Vec<String> {
+        if self.two_words(t) {
+            vec![format!("{e}.x"), format!("{e}.y")]
+        } else {
+            vec![word(e, t)]
         }
     }
 
@@ -306,7 +359,7 @@ impl<'a> Gen<'a> {
     /// `let NAME: T = e;`, returning the name.
     pub fn let_(&mut self, e: &str, t: PrimType) -> String {
         let n = self.fresh("v");
-        self.line(&format!("let {n}: {} = {e};", wgsl_type(t)));
+        self.line(&format!("let {n}: {} = {e};", self.ty(t)));
         n
     }
 
@@ -323,7 +376,7 @@ impl<'a> Gen<'a> {
 
     /// Words of the argument buffer the kernel reads (reserved words included).
     pub fn arg_words(&self) -> usize {
-        self.reserved + self.args.len()
+        self.reserved + self.arg_len
     }
 
     /// Add a buffer binding, returning its index in `bufs`.
@@ -390,11 +443,17 @@ impl<'a> Gen<'a> {
         };
         let k = match ty {
             Type::Prim(t) => {
-                let slot = self.reserved + self.args.len();
+                let slot = self.arg_words();
                 self.args.push(Atom::Var(v));
-                let e = Gen::arg_word(slot, t);
+                let e = if self.two_words(t) {
+                    self.arg_len += 2;
+                    format!("vec2<u32>({}, {})", arg(slot), arg(slot + 1))
+                } else {
+                    self.arg_len += 1;
+                    Gen::arg_word(slot, t)
+                };
                 let n = self.fresh("h");
-                let _ = writeln!(self.pre, "    let {n}: {} = {e};", wgsl_type(t));
+                let _ = writeln!(self.pre, "    let {n}: {} = {e};", self.ty(t));
                 KVal::Scalar(n, t)
             }
             Type::Array { elem, shape } => {
@@ -439,16 +498,16 @@ impl<'a> Gen<'a> {
                     PrimValue::U64(x) => u32::try_from(x).is_ok(),
                     _ => true,
                 };
-                if !fits {
-                    return Err(unsupported(
+                if !fits && !self.wide {
+                    return Err(super::needs_wide(unsupported(
                         self.span,
                         format!(
                             "the 64-bit value {} does not fit in 32 bits",
                             c.as_i128().unwrap_or(0)
                         ),
-                    ));
+                    )));
                 }
-                Ok(KVal::Scalar(scalar::literal(*c), c.ty()))
+                Ok(KVal::Scalar(self.literal(*c), c.ty()))
             }
             Atom::Var(v) => self.var(*v),
         }
@@ -471,7 +530,7 @@ impl<'a> Gen<'a> {
     /// An integer atom as an `i32` index expression.
     pub fn atom_i32(&mut self, a: &Atom) -> R<String> {
         let (e, t) = self.scalar(a)?;
-        Ok(to_i32(&e, t))
+        Ok(self.to_i32(&e, t))
     }
 
     /// Index a delayed array; `idx.len()` at most its rank. No bounds checks (the caller checks
@@ -502,11 +561,17 @@ impl<'a> Gen<'a> {
                 }
             }
             DArr::Iota { start, step, ty, .. } => {
-                let i = from_i32(&idx[0], *ty);
+                let i = self.of_i32(&idx[0], *ty);
+                let wide = self.wide;
                 let lit = |k| match ty {
-                    PrimType::Int(it) => scalar::literal(PrimValue::int(*it, k)),
+                    PrimType::Int(it) => scalar::literal(PrimValue::int(*it, k), wide),
                     _ => String::new(),
                 };
+                if self.two_words(*ty) {
+                    let mul = format!("ogm_w_mul({i}, {step})");
+                    let e = self.let_(&format!("ogm_w_add({start}, {mul})"), *ty);
+                    return Ok(KVal::Scalar(e, *ty));
+                }
                 if scalar::narrowed(*ty) && (*start != lit(0) || *step != lit(1)) {
                     // `start + i * step` in 64 bits: each step must fit in 32.
                     let (start, step) = (start.clone(), step.clone());
@@ -600,7 +665,7 @@ impl<'a> Gen<'a> {
             DArr::Concat { axis, parts, .. } => {
                 let elem = a.elem();
                 let r = self.fresh("c");
-                self.line(&format!("var {r}: {};", wgsl_type(elem)));
+                self.line(&format!("var {r}: {};", self.ty(elem)));
                 let mut base = "0".to_string();
                 let mut opened = 0;
                 for (n, p) in parts.iter().enumerate() {
@@ -634,7 +699,7 @@ impl<'a> Gen<'a> {
             }
             DArr::Lit { elems, elem, .. } => {
                 let r = self.fresh("l");
-                self.line(&format!("var {r}: {};", wgsl_type(*elem)));
+                self.line(&format!("var {r}: {};", self.ty(*elem)));
                 self.open(&format!("switch ({}) {{", idx[0]));
                 for (n, e) in elems.iter().enumerate() {
                     if n + 1 == elems.len() {
@@ -657,7 +722,7 @@ impl<'a> Gen<'a> {
             }
             DArr::If { env, cond, bodies, k, elem, .. } => {
                 let r = self.fresh("f");
-                self.line(&format!("var {r}: {};", wgsl_type(*elem)));
+                self.line(&format!("var {r}: {};", self.ty(*elem)));
                 self.open(&format!("if ({cond}) {{"));
                 let x = self.with_env(env, |g| g.branch_elem(&bodies.0, *k, idx))?;
                 self.line(&format!("{r} = {x};"));
@@ -674,13 +739,13 @@ impl<'a> Gen<'a> {
                 for d in dest {
                     let (e, t) = self.elem_at(d, std::slice::from_ref(b))?;
                     let n = self.fresh("acc");
-                    self.line(&format!("var {n}: {} = {e};", wgsl_type(t)));
+                    self.line(&format!("var {n}: {} = {e};", self.ty(t)));
                     accs.push((n, t));
                 }
                 let j = self.fresh("j");
                 self.open(&format!("for (var {j} = 0; {j} < {w}; {j}++) {{"));
                 let (e, t) = self.elem_at(is, std::slice::from_ref(&j))?;
-                self.open(&format!("if ({} == {b}) {{", to_i32(&e, t)));
+                self.open(&format!("if ({} == {b}) {{", self.to_i32(&e, t)));
                 self.with_env(env, |g| g.fold_into(lam, &accs, vs, &j))?;
                 self.close();
                 self.close();
@@ -691,7 +756,7 @@ impl<'a> Gen<'a> {
                 let mut accs = Vec::new();
                 for (e, t) in neutral {
                     let n = self.fresh("acc");
-                    self.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+                    self.line(&format!("var {n}: {} = {e};", self.ty(*t)));
                     accs.push((n, *t));
                 }
                 let j = self.fresh("j");
@@ -704,13 +769,13 @@ impl<'a> Gen<'a> {
             DArr::Scatter { dest, idx: ias, vals, w } => {
                 let (init, elem) = self.elem_at(dest, idx)?;
                 let r = self.fresh("r");
-                self.line(&format!("var {r}: {} = {init};", wgsl_type(elem)));
+                self.line(&format!("var {r}: {} = {init};", self.ty(elem)));
                 let j = self.fresh("j");
                 self.open(&format!("for (var {j} = 0; {j} < {w}; {j}++) {{"));
                 let mut conds = Vec::new();
                 for (ia, ix) in ias.iter().zip(idx) {
                     let (e, t) = self.elem_at(ia, std::slice::from_ref(&j))?;
-                    conds.push(format!("({} == {ix})", to_i32(&e, t)));
+                    conds.push(format!("({} == {ix})", self.to_i32(&e, t)));
                 }
                 self.open(&format!("if ({}) {{", conds.join(" && ")));
                 let mut vi = vec![j.clone()];
@@ -726,7 +791,7 @@ impl<'a> Gen<'a> {
                 for n in neutral {
                     let (e, t) = self.elem_at(n, idx)?;
                     let a = self.fresh("acc");
-                    self.line(&format!("var {a}: {} = {e};", wgsl_type(t)));
+                    self.line(&format!("var {a}: {} = {e};", self.ty(t)));
                     accs.push((a, t));
                 }
                 let j = self.fresh("j");
@@ -796,7 +861,7 @@ impl<'a> Gen<'a> {
                 }
                 vi.extend(idx.iter().skip(six.len()).cloned());
                 let r = self.fresh("u");
-                self.line(&format!("var {r}: {};", wgsl_type(elem)));
+                self.line(&format!("var {r}: {};", self.ty(elem)));
                 let cond = if conds.is_empty() { "true".to_string() } else { conds.join(" && ") };
                 self.open(&format!("if ({cond}) {{"));
                 let x = match value {
@@ -877,14 +942,14 @@ impl<'a> Gen<'a> {
     }
 
     fn site(&mut self, msg: String, args: Vec<PrimType>) -> u32 {
-        self.sites.push(Site { span: self.span, msg, args });
+        self.sites.push(Site { span: self.span, msg, args, narrowed: false });
         (self.sites.len() - 1) as u32
     }
 
     /// `if (cond) { ogm_fail(site, values) }`.
     fn fail_if(&mut self, cond: &str, site: u32, vals: &[(String, PrimType)]) {
-        let mut words: Vec<String> =
-            vals.iter().take(super::MAX_ERR_ARGS).map(|(e, t)| word(e, *t)).collect();
+        let mut words: Vec<String> = vals.iter().flat_map(|(e, t)| self.words(e, *t)).collect();
+        words.truncate(super::MAX_ERR_ARGS);
         let n = words.len();
         words.resize(super::MAX_ERR_ARGS, "0u".into());
         self.open(&format!("if ({cond}) {{"));
@@ -906,6 +971,9 @@ impl<'a> Gen<'a> {
              (the wasm backend computes them in 64 bits)"
         );
         let site = self.site(msg, vals.iter().map(|v| v.1).collect());
+        if let Some(s) = self.sites.get_mut(site as usize) {
+            s.narrowed = true;
+        }
         self.fail_if(cond, site, vals);
     }
 
@@ -934,8 +1002,9 @@ impl<'a> Gen<'a> {
             }
             Exp::UnOp(op, t, a) => {
                 let (a, _) = self.scalar(a)?;
-                let e = scalar::unop(*op, *t, &a).ok_or_else(|| internal(s.span, "unop"))?;
-                if let Some(c) = scalar::unop_overflow(*op, *t, &a) {
+                let e =
+                    scalar::unop(*op, *t, &a, self.wide).ok_or_else(|| internal(s.span, "unop"))?;
+                if let Some(c) = scalar::unop_overflow(*op, *t, &a).filter(|_| !self.wide) {
                     let what = match op {
                         ir::UnOp::Abs => format!("{t}.abs({{}})"),
                         ir::UnOp::Not => "!{}".to_string(),
@@ -950,16 +1019,21 @@ impl<'a> Gen<'a> {
                 let (b, _) = self.scalar(b)?;
                 if scalar::divides(*op) && matches!(t, PrimType::Int(_)) {
                     let site = self.site("division by zero".into(), vec![]);
-                    let zero = scalar::literal(PrimValue::zero(*t));
-                    self.fail_if(&format!("{b} == {zero}"), site, &[]);
+                    let zero = self.literal(PrimValue::zero(*t));
+                    let c = scalar::cmp(ir::CmpOp::Eq, *t, &b, &zero, self.wide);
+                    self.fail_if(&c, site, &[]);
                 }
                 if *op == ir::BinOp::Pow && matches!(t, PrimType::Int(i) if i.signed()) {
                     let site = self.site("negative exponent: {} ** {}".into(), vec![*t, *t]);
-                    self.fail_if(&format!("{b} < 0"), site, &[(a.clone(), *t), (b.clone(), *t)]);
+                    let zero = self.literal(PrimValue::zero(*t));
+                    let c = scalar::cmp(ir::CmpOp::Lt, *t, &b, &zero, self.wide);
+                    self.fail_if(&c, site, &[(a.clone(), *t), (b.clone(), *t)]);
                 }
-                let e = scalar::binop(*op, *t, &a, &b).ok_or_else(|| internal(s.span, "binop"))?;
+                let e = scalar::binop(*op, *t, &a, &b, self.wide)
+                    .ok_or_else(|| internal(s.span, "binop"))?;
                 let r = self.let_(&e, *t);
-                if let Some(c) = scalar::binop_overflow(*op, *t, &a, &b, &r) {
+                if let Some(c) = scalar::binop_overflow(*op, *t, &a, &b, &r).filter(|_| !self.wide)
+                {
                     let what = format!("{{}} {} {{}}", crate::ir::print::binop_name(*op));
                     self.fail_narrowed(&c, what, *t, &[(a, *t), (b, *t)]);
                 }
@@ -968,19 +1042,20 @@ impl<'a> Gen<'a> {
             Exp::Cmp(op, t, a, b) => {
                 let (a, _) = self.scalar(a)?;
                 let (b, _) = self.scalar(b)?;
-                self.bind_scalar(one()?, &scalar::cmp(*op, *t, &a, &b), PrimType::Bool);
+                self.bind_scalar(one()?, &scalar::cmp(*op, *t, &a, &b, self.wide), PrimType::Bool);
             }
             Exp::Convert { from, to, arg } => {
                 let (a, _) = self.scalar(arg)?;
-                if let Some(c) = scalar::convert_overflow(*from, *to, &a) {
+                if let Some(c) = scalar::convert_overflow(*from, *to, &a).filter(|_| !self.wide) {
                     let what = format!("{{}} converted to {to}");
                     self.fail_narrowed(&c, what, *to, &[(a.clone(), *from)]);
                 }
-                self.bind_scalar(one()?, &scalar::convert(*from, *to, &a), *to);
+                self.bind_scalar(one()?, &scalar::convert(*from, *to, &a, self.wide), *to);
             }
             Exp::Math(f, t, args) => {
                 let args = args.iter().map(|a| Ok(self.scalar(a)?.0)).collect::<R<Vec<_>>>()?;
-                let e = scalar::math(*f, *t, &args).ok_or_else(|| internal(s.span, "math"))?;
+                let e = scalar::math(*f, *t, &args, self.wide)
+                    .ok_or_else(|| internal(s.span, "math"))?;
                 let rt = one()?.ty.elem();
                 self.bind_scalar(one()?, &e, rt);
             }
@@ -1068,7 +1143,7 @@ impl<'a> Gen<'a> {
                 if !sks.is_empty() {
                     let names: Vec<String> = sks.iter().map(|_| self.fresh("r")).collect();
                     for (n, (_, t)) in names.iter().zip(&sks) {
-                        self.line(&format!("var {n}: {};", wgsl_type(*t)));
+                        self.line(&format!("var {n}: {};", self.ty(*t)));
                     }
                     self.open(&format!("if ({c}) {{"));
                     self.assign_some(then_body, &sks, &names)?;
@@ -1103,7 +1178,7 @@ impl<'a> Gen<'a> {
                 for ((p, init), t) in params.iter().zip(&tys) {
                     let (e, _) = self.scalar(init)?;
                     let n = self.fresh("p");
-                    self.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+                    self.line(&format!("var {n}: {} = {e};", self.ty(*t)));
                     self.bind(p.var, KVal::Scalar(n.clone(), *t));
                     names.push(n);
                 }
@@ -1112,11 +1187,20 @@ impl<'a> Gen<'a> {
                         let t = PrimType::Int(*it);
                         let (b, _) = self.scalar(bound)?;
                         let iv = self.fresh("i");
-                        let w = wgsl_type(t);
-                        self.open(&format!(
-                            "for (var {iv}: {w} = {w}(0); {iv} < {b}; {iv} = {iv} + {w}(1)) {{"
-                        ));
-                        self.bind(*i, KVal::Scalar(iv, t));
+                        if self.two_words(t) {
+                            // An i32 counter: no kernel loop runs 2^31 times.
+                            let b = self.to_i32(&b, t);
+                            self.open(&format!("for (var {iv}: i32 = 0; {iv} < {b}; {iv}++) {{"));
+                            let e = self.of_i32(&iv, t);
+                            let wv = self.let_(&e, t);
+                            self.bind(*i, KVal::Scalar(wv, t));
+                        } else {
+                            let w = self.ty(t);
+                            self.open(&format!(
+                                "for (var {iv}: {w} = {w}(0); {iv} < {b}; {iv} = {iv} + {w}(1)) {{"
+                            ));
+                            self.bind(*i, KVal::Scalar(iv, t));
+                        }
                     }
                     LoopForm::While(c) => {
                         let KVal::Scalar(c, _) = self.var(*c)? else {
@@ -1203,7 +1287,7 @@ impl<'a> Gen<'a> {
                 for (a, t) in neutral.iter().zip(&tys) {
                     let (e, _) = self.scalar(a)?;
                     let n = self.fresh("acc");
-                    self.line(&format!("var {n}: {} = {e};", wgsl_type(*t)));
+                    self.line(&format!("var {n}: {} = {e};", self.ty(*t)));
                     names.push(n);
                 }
                 let arrs = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
@@ -1371,7 +1455,6 @@ impl<'a> Gen<'a> {
     /// the region as a slice view, its shape, and the fixed indices when all are fixed.
     fn region(&mut self, dims: &[String], idx: &[DimIndex]) -> R<Region> {
         let i32t = PrimType::Int(IntType::I32);
-        let i64t = PrimType::Int(IntType::I64);
         let mut conds = Vec::new();
         let mut shown = Vec::new();
         let mut vals = Vec::new();
@@ -1382,11 +1465,12 @@ impl<'a> Gen<'a> {
         for (ix, d) in idx.iter().zip(dims) {
             match ix {
                 DimIndex::Fix(i) => {
-                    let i = self.atom_i32(i)?;
-                    let i = self.let_(&i, i32t);
+                    // The message shows the index as it is (a wide program's may not fit i32).
+                    let (e, t) = self.scalar(i)?;
+                    let i = self.let_(&self.to_i32(&e, t), i32t);
                     conds.push(format!("({i} < 0 || {i} >= {d})"));
                     shown.push("{}".to_string());
-                    vals.push((i.clone(), i64t));
+                    vals.push((e, t));
                     fixes.push(i.clone());
                     six.push(SIx::Fix(i));
                 }
@@ -1403,9 +1487,9 @@ impl<'a> Gen<'a> {
                         "({ln} != 0 && ({ln} < 0 || {st} < 0 || {st} >= {d} || {last} < 0 || {last} >= {d}))"
                     ));
                     shown.push("{}:{}:{}".to_string());
-                    vals.push((st.clone(), i64t));
-                    vals.push((format!("({st} + {ln} * {sd})"), i64t));
-                    vals.push((sd.clone(), i64t));
+                    vals.push((st.clone(), i32t));
+                    vals.push((format!("({st} + {ln} * {sd})"), i32t));
+                    vals.push((sd.clone(), i32t));
                     out_dims.push(ln);
                     six.push(SIx::Range { start: st, stride: sd });
                 }
@@ -1413,7 +1497,7 @@ impl<'a> Gen<'a> {
         }
         out_dims.extend(dims.iter().skip(idx.len()).cloned());
         for d in dims {
-            vals.push((d.clone(), i64t));
+            vals.push((d.clone(), i32t));
         }
         let shape: String = dims.iter().map(|_| "[{}]").collect();
         let msg = format!("index [{}] out of bounds for array of shape {shape}", shown.join(", "));
@@ -1478,7 +1562,7 @@ pub fn to_i32(e: &str, t: PrimType) -> String {
 pub fn from_i32(e: &str, t: PrimType) -> String {
     match t {
         PrimType::Int(i) if i.signed() => e.to_string(),
-        _ => format!("{}({e})", wgsl_type(t)),
+        _ => format!("{}({e})", wgsl_type(t, false)),
     }
 }
 
@@ -1508,7 +1592,7 @@ pub fn store(e: &str, t: PrimType) -> String {
 }
 
 /// The declaration of a kernel's storage buffers.
-pub fn buffer_decls(bufs: &[(BufRef, PrimType, Access)]) -> String {
+pub fn buffer_decls(bufs: &[(BufRef, PrimType, Access)], wide: bool) -> String {
     let mut s = String::new();
     for (k, (_, t, a)) in bufs.iter().enumerate() {
         let mode = match a {
@@ -1519,7 +1603,7 @@ pub fn buffer_decls(bufs: &[(BufRef, PrimType, Access)]) -> String {
             s,
             "@group(0) @binding({}) var<storage, {mode}> b{k}: array<{}>;",
             k + 2,
-            storage_type(*t)
+            storage_type(*t, wide)
         );
     }
     s

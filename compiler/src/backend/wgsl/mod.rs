@@ -16,10 +16,11 @@
 //!   non-commutative operators are fine.
 //! * Types: WGSL has no 64-bit types and no 8/16-bit storage. Every element takes a 32-bit word;
 //!   i8/i16/u8/u16 wrap at their own width after each operation; i64/u64 are narrowed to 32 bits
-//!   (the executor checks that every i64 value crossing to the GPU fits, and reports an
-//!   `unsupported on the GPU backend` error otherwise, and a kernel reports an operation whose
-//!   64-bit result would not fit as a run-time error); f16 is computed in f32 and rounded to f16
-//!   after every operation (WGSL's f16 is an optional extension); f64 is rejected at compile time.
+//!   (the executor checks that every i64 value crossing to the GPU fits, and a kernel reports an
+//!   operation whose 64-bit result would not fit, both as errors that [`is_needs_wide`]
+//!   recognises), and [`compile_wide`] makes the same program with 64-bit `vec2<u32>` values for
+//!   the entries that need them; f16 is computed in f32 and rounded to f16 after every operation
+//!   (WGSL's f16 is an optional extension); f64 is rejected at compile time.
 //! * Every kernel is validated with naga before the program is returned.
 //!
 //! [`exec`] runs a program against any [`exec::Device`] (the runtime provides one on wgpu).
@@ -254,6 +255,8 @@ pub struct Site {
     pub span: Span,
     pub msg: String,
     pub args: Vec<PrimType>,
+    /// A 64-bit value that a narrow program's 32 bits cannot hold ([`is_needs_wide`]).
+    pub narrowed: bool,
 }
 
 /// A compiled GPU program.
@@ -267,6 +270,11 @@ pub struct GpuProgram {
     /// Entry points left out, with the reason (f64 in what they reach, or a construct the backend
     /// does not handle): running one reports it.
     pub rejected: Vec<(String, Diagnostic)>,
+    /// i64/u64 values are 64 bits (`vec2<u32>` in kernels, two words in buffers and
+    /// arguments) rather than 32.
+    pub wide: bool,
+    /// The program this one was compiled from, for [`compile_wide`] (in narrow programs).
+    pub source: Option<std::rc::Rc<ir::Program>>,
 }
 
 impl GpuProgram {
@@ -289,34 +297,97 @@ pub(crate) fn internal(span: Span, what: impl std::fmt::Display) -> Diagnostic {
 /// Compile a program. An entry point that reaches f64, or a construct the backend does not
 /// handle (an `unsupported on the GPU backend: ...` error at its span), is left out and running
 /// it reports that error; if every entry is left out, the first error is the program's.
+///
+/// i64/u64 values are computed in 32 bits, which is fast and enough for sizes and indices; an
+/// entry whose values need more (a constant, an argument or a result that does not fit) fails
+/// with an error that [`needs_wide`] recognises, and runs in the program [`compile_wide`] makes.
 pub fn compile(prog: &ir::Program) -> Result<GpuProgram, Vec<Diagnostic>> {
-    let (mut prog, mut rejected) = without_f64_entries(prog).map_err(|d| vec![d])?;
+    let (prog, rejected) = without_f64_entries(prog).map_err(|d| vec![d])?;
+    let mut gp = generate(&prog, rejected, false)?;
+    gp.source = Some(std::rc::Rc::new(prog));
+    Ok(gp)
+}
+
+/// The program `gp` was compiled from, with i64/u64 values in 64 bits: `vec2<u32>` in kernels
+/// with the `ogm_w_*` helpers of the prelude, two words per element in buffers. Slower than the
+/// narrow program; the executor runs an entry on it when the narrow one reports [`needs_wide`].
+pub fn compile_wide(gp: &GpuProgram) -> Result<GpuProgram, Vec<Diagnostic>> {
+    let Some(prog) = &gp.source else {
+        return Err(vec![internal(Span::DUMMY, "a program without its source")]);
+    };
+    generate(prog, gp.rejected.iter().filter(|(_, d)| !is_needs_wide(d)).cloned().collect(), true)
+}
+
+/// A program whose every entry point is rejected (each runs in the wide program).
+fn only_rejected(prog: &ir::Program, rejected: Vec<(String, Diagnostic)>) -> GpuProgram {
+    GpuProgram {
+        kernels: Vec::new(),
+        funs: Vec::new(),
+        entries: prog.entries.clone(),
+        sites: Vec::new(),
+        names: prog.names.clone(),
+        rejected,
+        wide: false,
+        source: None,
+    }
+}
+
+/// The hint that marks an error of a narrow program's 32-bit i64/u64 values.
+const WIDE_HINT: &str =
+    "the GPU backend computes i64/u64 in 32 bits, and in 64 bits (slower) when values need it";
+
+/// `d` marked as an error that the wide program (see [`compile_wide`]) does not have.
+pub(crate) fn needs_wide(d: Diagnostic) -> Diagnostic {
+    d.with_hint(WIDE_HINT)
+}
+
+/// Is `d` an error of a 64-bit value in a narrow program, which [`compile_wide`]'s program
+/// computes?
+pub fn is_needs_wide(d: &Diagnostic) -> bool {
+    d.hints.iter().any(|h| h == WIDE_HINT)
+}
+
+fn generate(
+    prog: &ir::Program,
+    mut rejected: Vec<(String, Diagnostic)>,
+    wide: bool,
+) -> Result<GpuProgram, Vec<Diagnostic>> {
+    let mut prog = prog.clone();
     // As for the wasm backend: a map that only calls a small function gets its body, and a
     // transpose inside a map function of an array bound outside it is made once, before the
     // map, so that matrix-product nests written either way are found (see `tile`).
     crate::opt::inline_map_calls(&mut prog);
     crate::opt::hoist_map_invariants(&mut prog);
-    let mut gp = match host::generate(&prog) {
+    let mut gp = match host::generate(&prog, wide) {
         Ok(gp) => gp,
         Err(d) if prog.entries.len() > 1 => {
             // Find the entries that fail on their own; the others compile together.
             let mut keep = vec![false; prog.entries.len()];
             let mut first_error = None;
+            let mut all_wide = true;
             for (i, e) in prog.entries.iter().enumerate() {
                 let mut only = vec![false; prog.entries.len()];
                 only[i] = true;
-                match host::generate(&with_entries(&prog, &only)) {
+                match host::generate(&with_entries(&prog, &only), wide) {
                     Ok(_) => keep[i] = true,
                     Err(d) => {
+                        all_wide &= is_needs_wide(&d);
                         first_error.get_or_insert_with(|| d.clone());
                         rejected.push((e.name.clone(), d));
                     }
                 }
             }
             if !keep.contains(&true) {
+                if !wide && all_wide {
+                    return Ok(only_rejected(&prog, rejected));
+                }
                 return Err(vec![first_error.unwrap_or(d)]);
             }
-            host::generate(&with_entries(&prog, &keep)).map_err(|d| vec![d])?
+            host::generate(&with_entries(&prog, &keep), wide).map_err(|d| vec![d])?
+        }
+        Err(d) if !wide && is_needs_wide(&d) => {
+            rejected.extend(prog.entries.iter().map(|e| (e.name.clone(), d.clone())));
+            return Ok(only_rejected(&prog, rejected));
         }
         Err(d) => return Err(vec![d]),
     };
@@ -507,9 +578,11 @@ pub(crate) fn walk_body(b: &ir::Body, f: &mut impl FnMut(&ir::Stm)) {
     }
 }
 
-/// The WGSL type of values of `t` in registers and buffers.
-pub(crate) fn wgsl_type(t: PrimType) -> &'static str {
+/// The WGSL type of values of `t` in registers and buffers; `wide`: in a program that computes
+/// i64/u64 in 64 bits (see [`compile_wide`]).
+pub(crate) fn wgsl_type(t: PrimType, wide: bool) -> &'static str {
     match t {
+        t if wide && scalar::narrowed(t) => "vec2<u32>",
         PrimType::Bool => "bool",
         PrimType::Int(i) if i.signed() => "i32",
         PrimType::Int(_) => "u32",
@@ -518,9 +591,9 @@ pub(crate) fn wgsl_type(t: PrimType) -> &'static str {
 }
 
 /// The element type of a storage buffer holding `t` (bools are stored as `u32`).
-pub(crate) fn storage_type(t: PrimType) -> &'static str {
+pub(crate) fn storage_type(t: PrimType, wide: bool) -> &'static str {
     match t {
         PrimType::Bool => "u32",
-        t => wgsl_type(t),
+        t => wgsl_type(t, wide),
     }
 }

@@ -7,8 +7,12 @@ use crate::prim::{FloatType, IntType, PrimType, PrimValue};
 
 /// A WGSL literal for a constant (floats by bit pattern, so every value is exact). Infinities and
 /// NaNs go through `ogm_f32_bits`: as constant expressions they are shader-creation errors.
-pub fn literal(v: PrimValue) -> String {
+pub fn literal(v: PrimValue, wide: bool) -> String {
     match v {
+        PrimValue::I64(_) | PrimValue::U64(_) if wide => {
+            let x = v.as_i128().unwrap_or(0) as u64;
+            format!("vec2<u32>({}u, {}u)", x as u32, (x >> 32) as u32)
+        }
         PrimValue::Bool(b) => b.to_string(),
         PrimValue::F16(x) => float_literal(x.to_f32()),
         PrimValue::F32(x) => float_literal(x),
@@ -71,8 +75,11 @@ pub fn divides(op: BinOp) -> bool {
     matches!(op, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem)
 }
 
-pub fn binop(op: BinOp, t: PrimType, a: &str, b: &str) -> Option<String> {
+pub fn binop(op: BinOp, t: PrimType, a: &str, b: &str, wide: bool) -> Option<String> {
     use BinOp as B;
+    if wide && narrowed(t) {
+        return wide_binop(op, t, a, b);
+    }
     Some(match t {
         PrimType::Float(_) => round_to(
             match op {
@@ -196,7 +203,18 @@ fn shift_amount(b: &str, t: PrimType) -> String {
     }
 }
 
-pub fn unop(op: UnOp, t: PrimType, a: &str) -> Option<String> {
+pub fn unop(op: UnOp, t: PrimType, a: &str, wide: bool) -> Option<String> {
+    if wide && narrowed(t) {
+        let signed = t == PrimType::Int(IntType::I64);
+        return Some(match op {
+            UnOp::Neg => format!("ogm_w_neg({a})"),
+            UnOp::Not => format!("(~{a})"),
+            UnOp::Abs if signed => format!("ogm_w_abs({a})"),
+            UnOp::Abs => a.to_string(),
+            UnOp::Sgn if signed => format!("ogm_w_sgn({a})"),
+            UnOp::Sgn => format!("vec2<u32>(select(0u, 1u, any({a} != vec2<u32>(0u))), 0u)"),
+        });
+    }
     Some(match (op, t) {
         (UnOp::Neg, PrimType::Float(_)) => format!("(-{a})"),
         (UnOp::Neg, PrimType::Int(i)) if i.signed() => wrap(format!("(-{a})"), t),
@@ -215,7 +233,18 @@ pub fn unop(op: UnOp, t: PrimType, a: &str) -> Option<String> {
     })
 }
 
-pub fn cmp(op: CmpOp, t: PrimType, a: &str, b: &str) -> String {
+pub fn cmp(op: CmpOp, t: PrimType, a: &str, b: &str, wide: bool) -> String {
+    if wide && narrowed(t) {
+        let lt = if t == PrimType::Int(IntType::I64) { "ogm_w_lt_i" } else { "ogm_w_lt_u" };
+        return match op {
+            CmpOp::Eq => format!("all({a} == {b})"),
+            CmpOp::Neq => format!("any({a} != {b})"),
+            CmpOp::Lt => format!("{lt}({a}, {b})"),
+            CmpOp::Le => format!("(!{lt}({b}, {a}))"),
+            CmpOp::Gt => format!("{lt}({b}, {a})"),
+            CmpOp::Ge => format!("(!{lt}({a}, {b}))"),
+        };
+    }
     let (a, b) = match t {
         PrimType::Bool => (format!("u32({a})"), format!("u32({b})")),
         _ => (a.to_string(), b.to_string()),
@@ -231,7 +260,10 @@ pub fn cmp(op: CmpOp, t: PrimType, a: &str, b: &str) -> String {
     format!("({a} {o} {b})")
 }
 
-pub fn convert(from: PrimType, to: PrimType, a: &str) -> String {
+pub fn convert(from: PrimType, to: PrimType, a: &str, wide: bool) -> String {
+    if wide && (narrowed(from) || narrowed(to)) {
+        return wide_convert(from, to, a);
+    }
     match (from, to) {
         (PrimType::Bool, PrimType::Bool) => a.to_string(),
         (PrimType::Int(i), PrimType::Bool) if i.signed() => format!("({a} != 0)"),
@@ -243,7 +275,7 @@ pub fn convert(from: PrimType, to: PrimType, a: &str) -> String {
             let e = if f.signed() == t.signed() {
                 a.to_string()
             } else {
-                format!("bitcast<{}>({a})", wgsl_type(to))
+                format!("bitcast<{}>({a})", wgsl_type(to, false))
             };
             wrap(e, to)
         }
@@ -257,8 +289,17 @@ pub fn convert(from: PrimType, to: PrimType, a: &str) -> String {
 
 /// An elementary function of the float type `t` (the operands' type, but the result's for
 /// `from_bits`), or of the integer type `t` for `clz`/`ctz`/`popc`.
-pub fn math(f: MathFn, t: PrimType, args: &[String]) -> Option<String> {
+pub fn math(f: MathFn, t: PrimType, args: &[String], wide: bool) -> Option<String> {
     use MathFn as M;
+    if wide && narrowed(t) {
+        let a = args.first()?;
+        return match f {
+            M::Clz => Some(format!("ogm_w_clz({a})")),
+            M::Ctz => Some(format!("ogm_w_ctz({a})")),
+            M::Popc => Some(format!("ogm_w_popc({a})")),
+            _ => None,
+        };
+    }
     let half = t == PrimType::Float(FloatType::F16);
     match f {
         M::ToBits if half => return Some(format!("ogm_f16_to_bits({})", args.first()?)),
@@ -268,7 +309,9 @@ pub fn math(f: MathFn, t: PrimType, args: &[String]) -> Option<String> {
         }
         M::Floor | M::Ceil | M::Round | M::Trunc | M::IsNan | M::IsInf | M::ToBits => {}
         M::CopySign | M::FromBits | M::Clz | M::Ctz | M::Popc => {}
-        _ if half => return math(f, PrimType::Float(FloatType::F32), args).map(|e| round_to(e, t)),
+        _ if half => {
+            return math(f, PrimType::Float(FloatType::F32), args, wide).map(|e| round_to(e, t))
+        }
         _ => {}
     }
     let a = args.first()?;
@@ -324,4 +367,51 @@ pub fn math(f: MathFn, t: PrimType, args: &[String]) -> Option<String> {
         }
         M::Popc => format!("i32(countOneBits({}))", mask_u32(a, t)),
     })
+}
+
+/// A binary operation on 64-bit integers held as `vec2<u32>` (see `ogm_w_*` in the prelude).
+fn wide_binop(op: BinOp, t: PrimType, a: &str, b: &str) -> Option<String> {
+    use BinOp as B;
+    let signed = t == PrimType::Int(IntType::I64);
+    let lt = if signed { "ogm_w_lt_i" } else { "ogm_w_lt_u" };
+    Some(match op {
+        B::Add => format!("ogm_w_add({a}, {b})"),
+        B::Sub => format!("ogm_w_sub({a}, {b})"),
+        B::Mul => format!("ogm_w_mul({a}, {b})"),
+        B::Div if signed => format!("ogm_w_div_i({a}, {b})"),
+        B::Mod if signed => format!("ogm_w_mod_i({a}, {b})"),
+        B::Quot if signed => format!("ogm_w_quot_i({a}, {b})"),
+        B::Rem if signed => format!("ogm_w_rem_i({a}, {b})"),
+        B::Div | B::Quot => format!("ogm_w_divmod_u({a}, {b}).xy"),
+        B::Mod | B::Rem => format!("ogm_w_divmod_u({a}, {b}).zw"),
+        B::Pow => format!("ogm_w_pow({a}, {b})"),
+        B::Min => format!("select({a}, {b}, {lt}({b}, {a}))"),
+        B::Max => format!("select({a}, {b}, {lt}({a}, {b}))"),
+        B::And => format!("({a} & {b})"),
+        B::Or => format!("({a} | {b})"),
+        B::Xor => format!("({a} ^ {b})"),
+        B::Shl => format!("ogm_w_shl({a}, ogm_w_amount({b}))"),
+        B::Shr if signed => format!("ogm_w_shr_i({a}, ogm_w_amount({b}))"),
+        B::Shr => format!("ogm_w_shr_u({a}, ogm_w_amount({b}))"),
+        B::LogAnd | B::LogOr => return None,
+    })
+}
+
+/// A conversion from or to a 64-bit integer type held as `vec2<u32>`.
+fn wide_convert(from: PrimType, to: PrimType, a: &str) -> String {
+    let signed = |t: PrimType| matches!(t, PrimType::Int(i) if i.signed());
+    match (from, to) {
+        (f, t) if narrowed(f) && narrowed(t) => a.to_string(),
+        (PrimType::Bool, _) => format!("vec2<u32>(select(0u, 1u, {a}), 0u)"),
+        (_, PrimType::Bool) => format!("any({a} != vec2<u32>(0u))"),
+        (PrimType::Float(_), _) => format!("ogm_w_from_f32({a})"),
+        (_, PrimType::Float(_)) if signed(from) => round_to(format!("ogm_w_to_f32_i({a})"), to),
+        (_, PrimType::Float(_)) => round_to(format!("ogm_w_to_f32_u({a})"), to),
+        // Smaller integers to 64 bits: i8/i16/i32 registers hold the value sign-extended.
+        (f, _) if narrowed(to) && signed(f) => format!("ogm_w_i32({a})"),
+        (_, _) if narrowed(to) => format!("vec2<u32>({a}, 0u)"),
+        // 64 bits to a smaller integer: the low word, wrapped to the target's width.
+        (_, t) if signed(t) => wrap(format!("bitcast<i32>({a}.x)"), to),
+        _ => wrap(format!("{a}.x"), to),
+    }
 }

@@ -51,19 +51,19 @@ fn entries_that_reach_f64_are_left_out_with_their_error() {
 
 #[test]
 fn entries_with_unsupported_constructs_are_left_out_with_their_error() {
-    // i64.highest does not fit the 32 bits an i64 has inside a kernel: narrowing it would give
-    // -1, a wrong answer, so the entry that needs it is left out and the other one compiles.
-    let src = "entry smallest (xs: []i64) : i64 = reduce i64.min i64.highest xs\n\
-               entry total (xs: []i32) : i32 = reduce (+) 0 xs";
-    let gp = gpu(src).unwrap();
+    let odd = "entry odd (xss: [][]f32) = map (\\xs -> loop ys = xs for i < 3 do map (+ 1) ys) xss";
+    let src = format!("{odd}\nentry total (xs: []i32) : i32 = reduce (+) 0 xs");
+    let gp = gpu(&src).unwrap();
     let names: Vec<&str> = gp.entries.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["total"]);
     assert_eq!(gp.rejected.len(), 1);
-    assert_eq!(gp.rejected[0].0, "smallest");
-    assert!(gp.rejected[0].1.message.contains("does not fit in 32 bits"), "{:?}", gp.rejected);
+    assert_eq!(gp.rejected[0].0, "odd");
+    let msg = &gp.rejected[0].1.message;
+    assert!(msg.contains("unsupported on the GPU backend"), "{msg}");
+    assert!(!is_needs_wide(&gp.rejected[0].1));
     // With no entry left, the first error is the program's.
-    let err = gpu("entry smallest (xs: []i64) : i64 = reduce i64.min i64.highest xs").unwrap_err();
-    assert!(err[0].message.contains("9223372036854775807"), "{err:?}");
+    let err = gpu(odd).unwrap_err();
+    assert_eq!(&err[0].message, msg);
 }
 
 #[test]
@@ -551,4 +551,38 @@ fn scatters_into_fresh_arrays_write_in_place_and_others_into_a_copy() {
     let argument = "entry main [n][w] (d: *[n]f32) (is: [w]i64) (vs: [w]f32) : [n]f32 =\n  \
                     scatter d is vs";
     assert_eq!(scatters(argument), [false]);
+}
+
+#[test]
+fn constants_outside_32_bits_leave_the_entry_to_the_wide_program() {
+    let src = "entry least (xs: []i64) : i64 = i64.minimum xs\n\
+               entry double (xs: []i64) : []i64 = map (* 2) xs";
+    let gp = gpu(src).unwrap();
+    assert!(!gp.wide);
+    let (name, d) = &gp.rejected[0];
+    assert_eq!(name, "least");
+    assert!(is_needs_wide(d), "{}", d.message);
+    assert!(d.message.contains("does not fit in 32 bits"), "{}", d.message);
+    assert_eq!(gp.rejected.len(), 1);
+
+    let wide = compile_wide(&gp).unwrap();
+    assert!(wide.wide && wide.rejected.is_empty());
+    // 64-bit values are `vec2<u32>`, computed with the prelude's helpers, and every kernel
+    // validates.
+    let code: String = wide.kernels.iter().map(|k| k.wgsl.as_str()).collect();
+    assert!(code.contains("vec2<u32>(4294967295u, 2147483647u)"), "i64.highest");
+    assert!(code.contains("array<vec2<u32>>"));
+    assert!(code.contains("ogm_w_lt_i("));
+
+    // A program whose only entry needs 64 bits still compiles, to its rejection.
+    let only = gpu("entry least (xs: []i64) : i64 = i64.minimum xs").unwrap();
+    assert!(only.kernels.is_empty() && is_needs_wide(&only.rejected[0].1));
+    assert_eq!(compile_wide(&only).unwrap().entries.len(), 1);
+}
+
+#[test]
+fn the_prelude_has_no_names_of_buffers() {
+    // Unused bindings are found by the names `b0`, `b1`, ... in a kernel's whole text.
+    let name = regex::Regex::new(r"\bb[0-9]+\b").unwrap();
+    assert!(name.find(PRELUDE).is_none());
 }

@@ -16,7 +16,7 @@
 //! 16×16; lavapipe, matmul 512: 59, 46 and 37 ms).
 
 use super::kernel::{store, Gen, KVal, R};
-use super::{internal, wgsl_type, WORKGROUP};
+use super::{internal, WORKGROUP};
 use crate::ir::{self, Atom, Exp, Lambda, Type, Var};
 use crate::prim::{IntType, PrimType};
 
@@ -132,7 +132,7 @@ pub fn emit(
     let mut accs = Vec::new();
     for _ in 0..t * t {
         let acc = gen.fresh("acc");
-        gen.line(&format!("var {acc}: {} = {ne};", wgsl_type(acc_t)));
+        gen.line(&format!("var {acc}: {} = {ne};", gen.ty(acc_t)));
         accs.push(acc);
     }
     let kk = gen.fresh("k");
