@@ -83,3 +83,65 @@ fn f32_exp_is_computed_in_the_module() {
     assert!(!wat.contains("f32.exp"), "exp is imported:\n{wat}");
     assert!(wat.contains("f32x4.pmax"), "no vector exp:\n{wat}");
 }
+
+/// Float `max`/`min` reductions skip NaN elements, as Futhark's `max`/`min` do, wherever they
+/// are (vector body, scalar tail, every accumulator), and ties of ±0 and all-NaN inputs give
+/// the interpreter's results: the vector path folds with `pmax`/`pmin` when the neutral element
+/// is a constant other than NaN, and with the long form otherwise.
+#[test]
+fn min_max_reductions_skip_nans_as_the_interpreter_does() {
+    let src = "
+entry mx (xs: []f32) : f32 = f32.maximum xs
+entry mn (xs: []f32) : f32 = reduce f32.min f32.inf xs
+entry mx2 (xs: []f32) : f32 = reduce f32.max (-f32.inf) (map (* 2) xs)
+entry mxv (ne: f32) (xs: []f32) : f32 = reduce f32.max ne xs
+";
+    let (_, m) = compile(src, &Options::default()).unwrap();
+    let checked = ogham::driver::compile(src).unwrap();
+    let mut l = Executor::new().unwrap().load(&m).unwrap();
+    let nan = f32::NAN;
+    let mut cases: Vec<Vec<f32>> = vec![vec![], vec![nan; 37], vec![-0.0, 0.0], vec![0.0, -0.0]];
+    for n in [1, 3, 4, 15, 16, 17, 40, 67] {
+        for at in [0, n / 2, n - 1] {
+            let mut xs: Vec<f32> = (0..n).map(|i| ((i * 7919) % 23) as f32 - 11.0).collect();
+            xs[at] = nan;
+            cases.push(xs.clone());
+            xs.iter_mut().step_by(3).for_each(|x| *x = nan);
+            cases.push(xs);
+        }
+    }
+    let arr = |xs: &[f32]| {
+        let elems = xs.iter().map(|x| PrimValue::F32(*x)).collect();
+        Value::Array(
+            ArrayValue::new(
+                PrimType::Float(ogham::prim::FloatType::F32),
+                vec![xs.len() as i64],
+                elems,
+            )
+            .unwrap(),
+        )
+    };
+    for xs in &cases {
+        for (entry, args) in [
+            ("mx", vec![arr(xs)]),
+            ("mn", vec![arr(xs)]),
+            ("mx2", vec![arr(xs)]),
+            ("mxv", vec![Value::Prim(PrimValue::F32(nan)), arr(xs)]),
+            ("mxv", vec![Value::Prim(PrimValue::F32(-1.0)), arr(xs)]),
+        ] {
+            let want = ogham::interp::run_entry(&checked.ir, entry, &args).unwrap();
+            let got = l.run(entry, &args).unwrap();
+            let bits = |v: &[Value]| match v {
+                [Value::Prim(PrimValue::F32(y))] => {
+                    y.to_bits() | if y.is_nan() { u32::MAX } else { 0 }
+                }
+                v => panic!("not an f32: {v:?}"),
+            };
+            assert_eq!(
+                bits(&got),
+                bits(&want),
+                "{entry} {xs:?}: wasm {got:?}, interpreter {want:?}"
+            );
+        }
+    }
+}

@@ -97,11 +97,12 @@ const LANES: Ops = Ops {
     from_bits: None,
 };
 
-/// The locals `Ops::exp` uses: three of the float type, two of the integer type.
+/// The locals `Ops::exp` uses: four of the float type, two of the integer type.
 struct Locals {
     x: LocalId,
     k: LocalId,
     r: LocalId,
+    r2: LocalId,
     ki: LocalId,
     k1: LocalId,
 }
@@ -161,16 +162,25 @@ impl Ops {
         b.binop(self.mul).binop(self.sub).local_get(l.k);
         self.fconst(b, ln2_lo());
         b.binop(self.mul).binop(self.sub).local_set(l.r);
-        // u = c7·r⁵ + … + c2, then p = 1 + (r + r²·u): adding the two largest terms last keeps
-        // their rounding error in the last bit.
+        // u = c2 + c3·r + … + c7·r⁵ by Estrin's scheme, (c2 + c3·r) + r²·(c4 + c5·r) +
+        // r⁴·(c6 + c7·r): three independent pairs instead of one chain of five multiply-adds,
+        // so the four lanes' results are ready sooner (the loop around it waited on that
+        // chain). Then p = 1 + (r + r²·u): adding the two largest terms last keeps their
+        // rounding error in the last bit.
         let c = exp_coefficients();
-        self.fconst(b, c[7]);
-        for ci in c[2..7].iter().rev() {
+        let pair = |b: &mut InstrSeqBuilder, lo: f32, hi: f32| {
+            self.fconst(b, hi);
             b.local_get(l.r).binop(self.mul);
-            self.fconst(b, *ci);
+            self.fconst(b, lo);
             b.binop(self.add);
-        }
-        b.local_get(l.r).local_get(l.r).binop(self.mul).binop(self.mul);
+        };
+        b.local_get(l.r).local_get(l.r).binop(self.mul).local_set(l.r2);
+        pair(b, c[2], c[3]);
+        pair(b, c[4], c[5]);
+        b.local_get(l.r2).binop(self.mul).binop(self.add);
+        pair(b, c[6], c[7]);
+        b.local_get(l.r2).local_get(l.r2).binop(self.mul).binop(self.mul).binop(self.add);
+        b.local_get(l.r2).binop(self.mul);
         b.local_get(l.r).binop(self.add);
         self.fconst(b, 1.0);
         b.binop(self.add);
@@ -195,8 +205,8 @@ impl Gen<'_> {
     /// `[v128] -> [v128]`: `e^x` on four f32 lanes, inline (a call per vector costs about as
     /// much as the polynomial).
     pub(super) fn inline_exp_f32x4(&mut self, b: &mut InstrSeqBuilder) {
-        let [x, k, r, ki, k1] = [(); 5].map(|_| self.tmp(ValType::V128));
-        LANES.exp(b, &Locals { x, k, r, ki, k1 });
+        let [x, k, r, r2, ki, k1] = [(); 6].map(|_| self.tmp(ValType::V128));
+        LANES.exp(b, &Locals { x, k, r, r2, ki, k1 });
     }
 
     /// `f32 -> f32`: `e^x` (see the module's comment), built once.
@@ -207,12 +217,12 @@ impl Gen<'_> {
         }
         let mut fb = FunctionBuilder::new(&mut self.module.types, &[ValType::F32], &[ValType::F32]);
         let arg = self.module.locals.add(ValType::F32);
-        let [x, k, r] = [(); 3].map(|_| self.module.locals.add(ValType::F32));
+        let [x, k, r, r2] = [(); 4].map(|_| self.module.locals.add(ValType::F32));
         let [ki, k1] = [(); 2].map(|_| self.module.locals.add(ValType::I32));
         {
             let mut b = fb.func_body();
             b.local_get(arg);
-            SCALAR.exp(&mut b, &Locals { x, k, r, ki, k1 });
+            SCALAR.exp(&mut b, &Locals { x, k, r, r2, ki, k1 });
         }
         fb.name("exp_f32".into());
         let id = fb.finish(vec![arg], &mut self.module.funcs);

@@ -1646,7 +1646,7 @@ impl<'p> Gen<'p> {
             if let Some((nvec, Some(vacc))) =
                 self.simd_map(b, wl, lam, arrs, &[], Some((op, &neutral[0])))
             {
-                self.hfold_lanes(b, vacc, acc, op, l);
+                self.hfold_lanes(b, vacc, acc, super::simd::Fold::new(op, l, &neutral[0]));
                 start = Some(nvec);
             }
         }
@@ -1893,7 +1893,8 @@ impl<'p> Gen<'p> {
             match self.pending.take() {
                 Some((xs, nvec, vacc)) if xs == arrs[0] => {
                     if let Some((op, l)) = super::simd::simple_reduce(lam) {
-                        self.hfold_lanes(b, vacc, acc[0], op, l);
+                        let f = super::simd::Fold::new(op, l, &neutral[0]);
+                        self.hfold_lanes(b, vacc, acc[0], f);
                         start = Some(nvec);
                     }
                 }

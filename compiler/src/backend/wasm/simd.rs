@@ -12,7 +12,7 @@ use walrus::{InstrSeqBuilder, LocalId, ValType};
 
 use super::gen::Gen;
 use crate::ir::{Atom, BinOp, Exp, Lambda, MathFn, Type, UnOp, Var};
-use crate::prim::{FloatType, IntType, PrimType};
+use crate::prim::{FloatType, IntType, PrimType, PrimValue};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Lane {
@@ -66,6 +66,39 @@ const COLS: usize = 4;
 
 /// Independent vector accumulators of a fused map-reduce that stores nothing.
 const UNROLL: usize = 4;
+
+/// How a reduction's vector accumulators are updated: `acc = acc op x`, the accumulator on the
+/// left. Futhark's float `min`/`max` return the other operand when one is NaN, which takes
+/// several instructions as vectors (`emit_vbinop`); but when the neutral element is a constant
+/// other than NaN, no accumulator is ever NaN (`max(acc, x)` is NaN only if both are), and then
+/// `max(acc, x)` is `acc < x ? x : acc` (a NaN `x` and a tie both keep `acc`), which is one
+/// instruction, `f32x4.pmax` (`pmin` likewise). Row maxima (softmax) spent most of their time
+/// in the long form.
+#[derive(Clone, Copy)]
+pub(super) struct Fold {
+    pub(super) op: BinOp,
+    pub(super) l: Lane,
+    pseudo: Option<B>,
+}
+
+impl Fold {
+    pub(super) fn new(op: BinOp, l: Lane, neutral: &Atom) -> Fold {
+        let not_nan = match neutral {
+            Atom::Const(PrimValue::F32(c)) => !c.is_nan(),
+            Atom::Const(PrimValue::F64(c)) => !c.is_nan(),
+            _ => false,
+        };
+        let pseudo = match (op, l) {
+            _ if !not_nan => None,
+            (BinOp::Max, Lane::F32) => Some(B::F32x4PMax),
+            (BinOp::Min, Lane::F32) => Some(B::F32x4PMin),
+            (BinOp::Max, Lane::F64) => Some(B::F64x2PMax),
+            (BinOp::Min, Lane::F64) => Some(B::F64x2PMin),
+            _ => None,
+        };
+        Fold { op, l, pseudo }
+    }
+}
 
 /// A binary operator the vector path supports, with its vector instruction.
 fn vbinop(op: BinOp, l: Lane) -> Option<B> {
@@ -251,6 +284,16 @@ impl Gen<'_> {
         b.local_get(x).local_get(x).binop(ne).v128_bitselect();
     }
 
+    /// `[acc, x] -> [acc op x]` for a reduction's accumulator (see `Fold`).
+    pub(super) fn emit_vfold(&mut self, b: &mut InstrSeqBuilder, f: Fold) {
+        match f.pseudo {
+            Some(i) => {
+                b.binop(i);
+            }
+            None => self.emit_vbinop(b, f.op, f.l),
+        }
+    }
+
     /// The lanes of the lambda's body for the parameters in `vars`; returns the result vectors.
     fn vbody(
         &mut self,
@@ -332,7 +375,7 @@ impl Gen<'_> {
             Some((_, neutral)) => self.splat_accs(b, neutral, l, unroll),
             None => Vec::new(),
         };
-        let op = fuse.map(|(op, _)| op);
+        let op = fuse.map(|(op, neutral)| Fold::new(op, l, neutral));
         let bases: Vec<LocalId> = arrs.iter().map(|a| self.local(*a)).collect();
         let mut start = None;
         if unroll > 1 {
@@ -350,8 +393,8 @@ impl Gen<'_> {
         self.for_step(b, start, nvec, lanes, |g, b, j| {
             g.vstep(b, j, lam, l, t, &bases, outs, op.zip(accs.first().copied()));
         });
-        if let Some(op) = op {
-            self.combine_accs(b, &accs, op, l);
+        if let Some(f) = op {
+            self.combine_accs(b, &accs, f);
         }
         Some((nvec, accs.first().copied()))
     }
@@ -402,6 +445,7 @@ impl Gen<'_> {
             return None;
         }
         let lanes = l.count();
+        let f = Fold::new(op, l, &neutral[0]);
         let m = self.i64_local(b, iw);
         let nvec = self.tmp(ValType::I64);
         b.local_get(m).i64_const(-lanes).binop(B::I64And).local_set(nvec);
@@ -457,14 +501,14 @@ impl Gen<'_> {
                     }
                     let rs = g.vbody(b, ilam, l, &mut vars);
                     b.local_get(*acc).local_get(rs[0]);
-                    g.emit_vbinop(b, op, l);
+                    g.emit_vfold(b, f);
                     b.local_set(*acc);
                 }
             });
             for (c, ((cl, acc), sum)) in cols.iter().zip(&accs).zip(&sums).enumerate() {
                 g.push_atom(b, &neutral[0]);
                 b.local_set(*sum);
-                g.hfold_lanes(b, *acc, *sum, op, l);
+                g.hfold_lanes(b, *acc, *sum, f);
                 // The scalar tail of this row, through the ordinary code with `col` bound to it.
                 b.local_get(*cl).local_set(param);
                 g.for_step(b, Some(nvec), m, 1, |g, b, k| {
@@ -501,7 +545,7 @@ impl Gen<'_> {
         t: PrimType,
         bases: &[LocalId],
         outs: &[LocalId],
-        acc: Option<(BinOp, LocalId)>,
+        acc: Option<(Fold, LocalId)>,
     ) {
         let mut vars = HashMap::new();
         for (p, base) in lam.params.iter().zip(bases) {
@@ -515,9 +559,9 @@ impl Gen<'_> {
             self.vaddr(b, *out, j, t);
             b.local_get(*r).store(self.mem, StoreKind::V128, mem_arg());
         }
-        if let (Some((op, acc)), Some(r)) = (acc, rs.first()) {
+        if let (Some((f, acc)), Some(r)) = (acc, rs.first()) {
             b.local_get(acc).local_get(*r);
-            self.emit_vbinop(b, op, l);
+            self.emit_vfold(b, f);
             b.local_set(acc);
         }
     }
@@ -546,11 +590,12 @@ impl Gen<'_> {
         let accs = self.splat_accs(b, neutral, l, UNROLL);
         let base = self.local(arr);
         let elem = t.elem();
+        let f = Fold::new(op, l, neutral);
         let step = |g: &mut Self, b: &mut InstrSeqBuilder, j: LocalId, acc: LocalId| {
             b.local_get(acc);
             g.vaddr(b, base, j, elem);
             b.load(g.mem, LoadKind::V128, mem_arg());
-            g.emit_vbinop(b, op, l);
+            g.emit_vfold(b, f);
             b.local_set(acc);
         };
         let nbig = self.tmp(ValType::I64);
@@ -563,8 +608,8 @@ impl Gen<'_> {
             }
         });
         self.for_step(b, Some(nbig), nvec, lanes, |g, b, j| step(g, b, j, accs[0]));
-        self.combine_accs(b, &accs, op, l);
-        self.hfold_lanes(b, accs[0], acc_param, op, l);
+        self.combine_accs(b, &accs, f);
+        self.hfold_lanes(b, accs[0], acc_param, f);
         Some(nvec)
     }
 
@@ -587,10 +632,10 @@ impl Gen<'_> {
     }
 
     /// `accs[0] = accs[0] op accs[1] op ...`, lane-wise.
-    fn combine_accs(&mut self, b: &mut InstrSeqBuilder, accs: &[LocalId], op: BinOp, l: Lane) {
+    fn combine_accs(&mut self, b: &mut InstrSeqBuilder, accs: &[LocalId], f: Fold) {
         for acc in &accs[1..] {
             b.local_get(accs[0]).local_get(*acc);
-            self.emit_vbinop(b, op, l);
+            self.emit_vfold(b, f);
             b.local_set(accs[0]);
         }
     }
@@ -601,9 +646,9 @@ impl Gen<'_> {
         b: &mut InstrSeqBuilder,
         acc: LocalId,
         into: LocalId,
-        op: BinOp,
-        l: Lane,
+        f: Fold,
     ) {
+        let l = f.l;
         // Halve the vector by shuffles until lane 0 holds the fold of all lanes (two steps for
         // four lanes), then combine it into `into` as vectors (splat), so one code path serves
         // every operator.
@@ -615,11 +660,11 @@ impl Gen<'_> {
         };
         for shuffle in steps {
             b.local_get(v).local_get(v).local_get(v).i8x16_shuffle(*shuffle);
-            self.emit_vbinop(b, op, l);
+            self.emit_vfold(b, f);
             b.local_set(v);
         }
         b.local_get(into).unop(l.splat()).local_get(v);
-        self.emit_vbinop(b, op, l);
+        self.emit_vfold(b, f);
         b.unop(l.extract(0)).local_set(into);
     }
 }

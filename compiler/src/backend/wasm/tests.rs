@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use super::*;
 use crate::driver;
 
@@ -98,7 +100,7 @@ fn simd_paths_emit_vector_code_and_can_be_turned_off() {
         to_wat(&compile(&c.ir, &Options { simd: true, threads: false }).unwrap().bytes).unwrap();
     let off =
         to_wat(&compile(&c.ir, &Options { simd: false, threads: false }).unwrap().bytes).unwrap();
-    assert!(on.contains("f32x4.mul") && on.contains("f32x4.add") && on.contains("v128.bitselect"));
+    assert!(on.contains("f32x4.mul") && on.contains("f32x4.add") && on.contains("f64x2.pmax"));
     assert!(!off.contains("v128"), "{off}");
 }
 
@@ -139,4 +141,70 @@ entry main [n][m] (xss: [n][m]f32) : [n][m]f32 =
     // The rows; per row: maximum (vector, 4-wide tail, scalar tail), exponentials with the sum
     // (vector, scalar), the sum's scalar tail, the division (vector, scalar).
     assert_eq!(wat.matches("loop ;;").count(), 9, "{wat}");
+}
+
+/// A float `max`/`min` reduction whose neutral element is a constant other than NaN folds its
+/// vector accumulators with `pmax`/`pmin` (one instruction; no accumulator is ever NaN, so a NaN
+/// element is skipped as Futhark's `max` skips it); with a neutral element that may be NaN, the
+/// long form that returns the non-NaN operand stays. runtime/tests/elementary.rs runs both on
+/// NaNs against the interpreter.
+#[test]
+fn min_max_reductions_with_a_constant_neutral_fold_with_pseudo_min_max() {
+    let wat = |src: &str| to_wat(&module(src).unwrap().bytes).unwrap();
+    let mx = wat("entry main (xs: []f32) : f32 = f32.maximum xs");
+    assert!(mx.contains("f32x4.pmax") && !mx.contains("v128.bitselect"), "{mx}");
+    let mn = wat("entry main (xs: []f64) : f64 = reduce f64.min f64.inf xs");
+    assert!(mn.contains("f64x2.pmin") && !mn.contains("v128.bitselect"), "{mn}");
+    // Fused with the map before it: the accumulators fold the mapped values the same way.
+    let fused = wat("entry main (xs: []f32) : f32 = reduce f32.max (-f32.inf) (map (* 2) xs)");
+    assert!(fused.contains("f32x4.pmax") && !fused.contains("v128.bitselect"), "{fused}");
+    let nan = wat("entry main (xs: []f32) : f32 = reduce f32.max f32.nan xs");
+    assert!(!nan.contains("f32x4.pmax") && nan.contains("v128.bitselect"), "{nan}");
+    let var = wat("entry main (ne: f32) (xs: []f32) : f32 = reduce f32.max ne xs");
+    assert!(!var.contains("f32x4.pmax") && var.contains("v128.bitselect"), "{var}");
+}
+
+/// The longest chain of dependent f32 `add`/`sub`/`mul`s in the straight-line function `name`
+/// of `wat` (which takes one parameter): a latency bound of its result.
+fn f32_chain(wat: &str, name: &str) -> usize {
+    let start = wat.find(&format!("(func ${name} ")).unwrap();
+    let body = &wat[start..];
+    let body = &body[..body[1..].find("(func ").map_or(body.len(), |e| e + 1)];
+    let mut locals: HashMap<u32, usize> = HashMap::new();
+    let mut stack: Vec<usize> = Vec::new();
+    let mut longest = 0;
+    for line in body.lines().skip(2).map(str::trim) {
+        let mut words = line.split_whitespace();
+        let (Some(op), arg) = (words.next(), words.next()) else { continue };
+        let local = || arg.unwrap().parse::<u32>().unwrap();
+        match op {
+            "local.get" => stack.push(*locals.get(&local()).unwrap_or(&0)),
+            "local.set" => _ = locals.insert(local(), stack.pop().unwrap()),
+            "local.tee" => _ = locals.insert(local(), *stack.last().unwrap()),
+            _ if op.ends_with(".const") => stack.push(0),
+            _ if op.contains("reinterpret") || op.contains("convert") => {}
+            "f32.add" | "f32.sub" | "f32.mul" => {
+                let (a, b) = (stack.pop().unwrap(), stack.pop().unwrap());
+                stack.push(a.max(b) + 1);
+            }
+            _ if op.starts_with("f32.") || op.starts_with("i32.") => {
+                let (a, b) = (stack.pop().unwrap(), stack.pop().unwrap());
+                stack.push(a.max(b));
+            }
+            _ => {}
+        }
+        longest = longest.max(stack.last().copied().unwrap_or(0));
+    }
+    longest
+}
+
+/// `f32.exp` evaluates its polynomial by Estrin's scheme (coefficient pairs, r² and r⁴ formed
+/// independently), not Horner's rule: the vector loops of softmax waited on that chain. The
+/// scalar helper runs the same operations as the vector code, one lane wide.
+#[test]
+fn exp_has_a_short_chain_of_dependent_operations() {
+    let wat = to_wat(&module("entry main (x: f32) : f32 = f32.exp x").unwrap().bytes).unwrap();
+    // The reduction 6 (·log2 e, ± 1.5·2^23, ·ln2_hi, x −, − k·ln2_lo), the polynomial 5 (r²,
+    // a pair, ·r², two adds), then ·r², + r, + 1 and the two scalings: 16. Horner's rule: 21.
+    assert_eq!(f32_chain(&wat, "exp_f32"), 16, "{wat}");
 }
