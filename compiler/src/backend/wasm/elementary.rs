@@ -26,6 +26,9 @@ const H_EXP: u8 = 64;
 const EXP_HI: f32 = 89.0;
 const EXP_LO: f32 = -104.0;
 
+/// Below this magnitude `k` is within [-126, 126], so `2^k` is a normal float.
+const NORMAL: f32 = 87.0;
+
 /// `1.5·2^23`: adding it to a float of magnitude below 2^22 rounds that to an integer.
 const ROUNDER: f32 = 12_582_912.0;
 
@@ -107,24 +110,31 @@ struct Locals {
     k1: LocalId,
 }
 
+/// How a vector constant is pushed (`Gen::v128_const`); scalars never use it.
+type Pool<'a> = &'a mut dyn FnMut(&mut InstrSeqBuilder, u128);
+
 impl Ops {
-    fn fconst(&self, b: &mut InstrSeqBuilder, c: f32) {
+    fn fconst(&self, b: &mut InstrSeqBuilder, pool: Pool, c: f32) {
         match self.vector {
-            true => b.const_(Value::V128(splat(c.to_bits()))),
-            false => b.f32_const(c),
-        };
+            true => pool(b, splat(c.to_bits())),
+            false => {
+                b.f32_const(c);
+            }
+        }
     }
 
-    fn iconst(&self, b: &mut InstrSeqBuilder, c: i32) {
+    fn iconst(&self, b: &mut InstrSeqBuilder, pool: Pool, c: i32) {
         match self.vector {
-            true => b.const_(Value::V128(splat(c as u32))),
-            false => b.i32_const(c),
-        };
+            true => pool(b, splat(c as u32)),
+            false => {
+                b.i32_const(c);
+            }
+        }
     }
 
     /// `[int n] -> [2^n]` for `n` in the normal exponents.
-    fn pow2(&self, b: &mut InstrSeqBuilder) {
-        self.iconst(b, 127);
+    fn pow2(&self, b: &mut InstrSeqBuilder, pool: Pool) {
+        self.iconst(b, pool, 127);
         b.binop(self.iadd).i32_const(23).binop(self.shl);
         if let Some(u) = self.from_bits {
             b.unop(u);
@@ -132,35 +142,67 @@ impl Ops {
     }
 
     /// `[x] -> [e^x]`.
-    fn exp(&self, b: &mut InstrSeqBuilder, l: &Locals) {
+    fn exp(&self, b: &mut InstrSeqBuilder, pool: Pool, l: &Locals) {
         b.local_set(l.x);
         // Clamped with (pseudo-)min and max that return `x` when it is NaN, so NaN reaches the
         // result; as vectors these are single instructions, unlike `f32x4.min`.
         b.local_get(l.x);
-        self.fconst(b, EXP_HI);
+        self.fconst(b, pool, EXP_HI);
         b.binop(self.min);
-        self.fconst(b, EXP_LO);
+        self.fconst(b, pool, EXP_LO);
         b.binop(self.max);
         b.local_tee(l.x);
-        // k = nearest(x·log2 e) by adding 1.5·2^23: the sum's unit is 1, so it rounds to an
-        // integer (ties to even), and its low bits are k as an integer.
-        self.fconst(b, std::f32::consts::LOG2_E);
+        self.round(b, pool, l);
+        self.iconst(b, pool, ROUNDER.to_bits() as i32);
+        b.binop(self.isub).local_set(l.ki);
+        self.poly(b, pool, l);
+        // p · 2^k1 · 2^k2 with k1 = k >> 1: both factors are normal, the first product is exact,
+        // and a subnormal result is rounded once, by the second.
+        b.local_get(l.ki);
+        b.i32_const(1).binop(self.shr_s).local_tee(l.k1);
+        self.pow2(b, pool);
         b.binop(self.mul);
-        self.fconst(b, ROUNDER);
+        b.local_get(l.ki).local_get(l.k1).binop(self.isub);
+        self.pow2(b, pool);
+        b.binop(self.mul);
+    }
+
+    /// `[] -> [e^x]` for `x` in `l.x` with `|x| < NORMAL` (vectors): `2^k` is a normal float
+    /// there, so it is one factor, made from the rounded sum's bits by one add and a shift
+    /// (the shift drops the rounder's bits). The product rounds once, so the result is `exp`'s
+    /// bit for bit, in 20 fewer instructions.
+    fn exp_normal(&self, b: &mut InstrSeqBuilder, pool: Pool, l: &Locals) {
+        b.local_get(l.x);
+        self.round(b, pool, l);
+        self.iconst(b, pool, 127);
+        b.binop(self.iadd).i32_const(23).binop(self.shl).local_set(l.ki);
+        self.poly(b, pool, l);
+        b.local_get(l.ki).binop(self.mul);
+    }
+
+    /// `[x] -> [bits of x·log2 e + ROUNDER]`, with `l.k` = k = nearest(x·log2 e) as a float.
+    /// Adding 1.5·2^23 rounds: the sum's unit is 1, so it is an integer (ties to even), and its
+    /// low bits are k as an integer.
+    fn round(&self, b: &mut InstrSeqBuilder, pool: Pool, l: &Locals) {
+        self.fconst(b, pool, std::f32::consts::LOG2_E);
+        b.binop(self.mul);
+        self.fconst(b, pool, ROUNDER);
         b.binop(self.add).local_tee(l.k);
         if let Some(u) = self.to_bits {
             b.unop(u);
         }
-        self.iconst(b, ROUNDER.to_bits() as i32);
-        b.binop(self.isub).local_set(l.ki);
         b.local_get(l.k);
-        self.fconst(b, ROUNDER);
+        self.fconst(b, pool, ROUNDER);
         b.binop(self.sub).local_set(l.k);
+    }
+
+    /// `[] -> [e^r]` for r = x - k·ln 2, from `l.x` and `l.k`.
+    fn poly(&self, b: &mut InstrSeqBuilder, pool: Pool, l: &Locals) {
         // r = x - k·LN2_HI - k·LN2_LO; the first subtraction is exact.
         b.local_get(l.x).local_get(l.k);
-        self.fconst(b, ln2_hi());
+        self.fconst(b, pool, ln2_hi());
         b.binop(self.mul).binop(self.sub).local_get(l.k);
-        self.fconst(b, ln2_lo());
+        self.fconst(b, pool, ln2_lo());
         b.binop(self.mul).binop(self.sub).local_set(l.r);
         // u = c2 + c3·r + … + c7·r⁵ by Estrin's scheme, (c2 + c3·r) + r²·(c4 + c5·r) +
         // r⁴·(c6 + c7·r): three independent pairs instead of one chain of five multiply-adds,
@@ -168,31 +210,22 @@ impl Ops {
         // chain). Then p = 1 + (r + r²·u): adding the two largest terms last keeps their
         // rounding error in the last bit.
         let c = exp_coefficients();
-        let pair = |b: &mut InstrSeqBuilder, lo: f32, hi: f32| {
-            self.fconst(b, hi);
+        let pair = |b: &mut InstrSeqBuilder, pool: Pool, lo: f32, hi: f32| {
+            self.fconst(b, pool, hi);
             b.local_get(l.r).binop(self.mul);
-            self.fconst(b, lo);
+            self.fconst(b, pool, lo);
             b.binop(self.add);
         };
         b.local_get(l.r).local_get(l.r).binop(self.mul).local_set(l.r2);
-        pair(b, c[2], c[3]);
-        pair(b, c[4], c[5]);
+        pair(b, pool, c[2], c[3]);
+        pair(b, pool, c[4], c[5]);
         b.local_get(l.r2).binop(self.mul).binop(self.add);
-        pair(b, c[6], c[7]);
+        pair(b, pool, c[6], c[7]);
         b.local_get(l.r2).local_get(l.r2).binop(self.mul).binop(self.mul).binop(self.add);
         b.local_get(l.r2).binop(self.mul);
         b.local_get(l.r).binop(self.add);
-        self.fconst(b, 1.0);
+        self.fconst(b, pool, 1.0);
         b.binop(self.add);
-        // p · 2^k1 · 2^k2 with k1 = k >> 1: both factors are normal, the first product is exact,
-        // and a subnormal result is rounded once, by the second.
-        b.local_get(l.ki);
-        b.i32_const(1).binop(self.shr_s).local_tee(l.k1);
-        self.pow2(b);
-        b.binop(self.mul);
-        b.local_get(l.ki).local_get(l.k1).binop(self.isub);
-        self.pow2(b);
-        b.binop(self.mul);
     }
 }
 
@@ -206,7 +239,26 @@ impl Gen<'_> {
     /// much as the polynomial).
     pub(super) fn inline_exp_f32x4(&mut self, b: &mut InstrSeqBuilder) {
         let [x, k, r, r2, ki, k1] = [(); 6].map(|_| self.tmp(ValType::V128));
-        LANES.exp(b, &Locals { x, k, r, r2, ki, k1 });
+        let l = Locals { x, k, r, r2, ki, k1 };
+        // Four lanes inside (-NORMAL, NORMAL), as nearly all are, take the shorter path. The test
+        // is for a lane outside (any_true costs V8 fewer instructions than all_true), so a NaN
+        // takes the shorter path too, where every operation propagates it.
+        b.local_tee(x).unop(U::F32x4Abs);
+        self.v128_const(b, splat(NORMAL.to_bits()));
+        b.binop(B::F32x4Ge).unop(U::V128AnyTrue);
+        let pool = &mut |b: &mut InstrSeqBuilder, bits| self.v128_const(b, bits);
+        let general = {
+            let mut then = b.dangling_instr_seq(ValType::V128);
+            then.local_get(x);
+            LANES.exp(&mut then, pool, &l);
+            then.id()
+        };
+        let fast = {
+            let mut other = b.dangling_instr_seq(ValType::V128);
+            LANES.exp_normal(&mut other, pool, &l);
+            other.id()
+        };
+        b.instr(walrus::ir::IfElse { consequent: general, alternative: fast });
     }
 
     /// `f32 -> f32`: `e^x` (see the module's comment), built once.
@@ -222,7 +274,11 @@ impl Gen<'_> {
         {
             let mut b = fb.func_body();
             b.local_get(arg);
-            SCALAR.exp(&mut b, &Locals { x, k, r, r2, ki, k1 });
+            // Scalar constants are immediates; this is never called.
+            let mut inline = |b: &mut InstrSeqBuilder, bits| {
+                b.const_(Value::V128(bits));
+            };
+            SCALAR.exp(&mut b, &mut inline, &Locals { x, k, r, r2, ki, k1 });
         }
         fb.name("exp_f32".into());
         let id = fb.finish(vec![arg], &mut self.module.funcs);

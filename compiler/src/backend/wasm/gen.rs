@@ -58,6 +58,9 @@ pub(super) struct Gen<'p> {
     /// reduction's result variable, the local holding the sum's address, and its element count
     /// and type.
     summed: HashMap<Var, (LocalId, LocalId, PrimType)>,
+    /// The v128 constants in the pool at `CONST_POOL`, in order, and each one's address.
+    pool: Vec<u128>,
+    pool_addr: HashMap<u128, u32>,
 }
 
 /// One index position with its operands in i64 locals.
@@ -125,6 +128,8 @@ pub(super) fn generate(
         dests: HashMap::new(),
         placed: Default::default(),
         summed: HashMap::new(),
+        pool: Vec::new(),
+        pool_addr: HashMap::new(),
     };
     let mut entries = Vec::new();
     for ep in &prog.entries {
@@ -134,6 +139,11 @@ pub(super) fn generate(
     }
     if !g.errors.is_empty() {
         return Err(g.errors);
+    }
+    if !g.pool.is_empty() {
+        let bytes = g.pool.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let at = ConstExpr::Value(walrus::ir::Value::I32(super::CONST_POOL as i32));
+        g.module.data.add(walrus::DataKind::Active { memory: g.mem, offset: at }, bytes);
     }
     Ok((g.module, Manifest { entries, sites: g.sites, threads: opts.threads }))
 }
@@ -155,6 +165,35 @@ impl<'p> Gen<'p> {
                 span,
                 format!("unsupported: {what} in the wasm backend"),
             ));
+        }
+    }
+
+    /// `[] -> [v128]`: the constant `bits`. V8 builds a general `v128.const` from two 64-bit
+    /// immediates in three instructions wherever it is used, inside loops too (where a softmax's
+    /// `exp` has fifteen of them), so constants other than all zeros or all ones are loaded
+    /// from a pool in memory instead: one instruction, which can also take the place of a
+    /// register spilled under pressure.
+    pub(super) fn v128_const(&mut self, b: &mut InstrSeqBuilder, bits: u128) {
+        let cap = ((super::HEAP_BASE - super::CONST_POOL) / 16) as usize;
+        let addr = match self.pool_addr.get(&bits) {
+            _ if bits == 0 || bits == u128::MAX => None,
+            Some(a) => Some(*a),
+            None if self.pool.len() < cap => {
+                let a = super::CONST_POOL + 16 * self.pool.len() as u32;
+                self.pool.push(bits);
+                self.pool_addr.insert(bits, a);
+                Some(a)
+            }
+            None => None,
+        };
+        match addr {
+            Some(a) => {
+                let arg = walrus::ir::MemArg { align: 16, offset: u64::from(a) };
+                b.i32_const(0).load(self.mem, walrus::ir::LoadKind::V128, arg);
+            }
+            None => {
+                b.const_(walrus::ir::Value::V128(bits));
+            }
         }
     }
 

@@ -4,7 +4,8 @@
 //!
 //! # ABI
 //! * One memory, exported as `memory`. Bytes `[ERR_ARGS, ERR_ARGS + 8 * MAX_ERR_ARGS)` hold the
-//!   values of a run-time error message; everything from `HEAP_BASE` on is the arena.
+//!   values of a run-time error message; `[CONST_POOL, HEAP_BASE)` holds the module's vector
+//!   constants (a data segment); everything from `HEAP_BASE` on is the arena.
 //! * `alloc(bytes: i64) -> i32` bumps the arena pointer (16-byte aligned), growing memory as
 //!   needed; `reset()` empties the arena. The host resets, allocates and fills the arguments,
 //!   calls the entry point, reads the results, and resets again: one arena per call. The host
@@ -42,8 +43,10 @@ use crate::prim::{PrimType, PrimValue};
 /// Where the values of a run-time error message are stored (8 bytes each).
 pub const ERR_ARGS: u32 = 64;
 pub const MAX_ERR_ARGS: u32 = 96;
+/// Where the module's v128 constants live (see `Gen::v128_const`).
+pub const CONST_POOL: u32 = 1024;
 /// The first byte of the arena.
-pub const HEAP_BASE: u32 = 1024;
+pub const HEAP_BASE: u32 = 4096;
 
 /// The value of the `err_code` global after a trap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -128,6 +128,18 @@ fn is_float_minmax(op: BinOp, l: Lane) -> bool {
     matches!(op, BinOp::Min | BinOp::Max) && l != Lane::I32
 }
 
+/// A constant as the bits of a vector with it in every lane, when it has the lanes' type.
+fn lane_bits(c: PrimValue, l: Lane) -> Option<u128> {
+    let word = |w: u32| u128::from(w) * 0x0000_0001_0000_0001_0000_0001_0000_0001;
+    match (c, l) {
+        (PrimValue::F32(x), Lane::F32) => Some(word(x.to_bits())),
+        (PrimValue::I32(x), Lane::I32) => Some(word(x as u32)),
+        (PrimValue::U32(x), Lane::I32) => Some(word(x)),
+        (PrimValue::F64(x), Lane::F64) => Some(u128::from(x.to_bits()) * ((1u128 << 64) + 1)),
+        _ => None,
+    }
+}
+
 fn vunop(exp: &Exp, l: Lane) -> Option<(U, &Atom)> {
     let f = l == Lane::F64;
     Some(match exp {
@@ -253,6 +265,7 @@ impl Gen<'_> {
             Atom::Var(v) if vars.contains_key(v) => {
                 b.local_get(vars[v]);
             }
+            Atom::Const(c) if let Some(bits) = lane_bits(*c, l) => self.v128_const(b, bits),
             _ => {
                 self.push_atom(b, a);
                 b.unop(l.splat());

@@ -208,3 +208,17 @@ fn exp_has_a_short_chain_of_dependent_operations() {
     // a pair, ·r², two adds), then ·r², + r, + 1 and the two scalings: 16. Horner's rule: 21.
     assert_eq!(f32_chain(&wat, "exp_f32"), 16, "{wat}");
 }
+
+/// Vector constants come from the pool at `CONST_POOL` (one load where V8 would build each
+/// `v128.const` in three instructions), each stored once; zero stays an immediate.
+#[test]
+fn vector_constants_are_loaded_from_the_pool() {
+    let src = "entry main (xs: []f32) : []f32 = map (\\x -> x * 3 + 1 + x * 3 + 0) xs";
+    let wat = to_wat(&module(src).unwrap().bytes).unwrap();
+    let three = format!("v128.load offset={CONST_POOL}");
+    let one = format!("v128.load offset={}", CONST_POOL + 16);
+    assert_eq!(wat.matches(&three).count(), 2, "{wat}");
+    assert_eq!(wat.matches(&one).count(), 1, "{wat}");
+    assert!(wat.contains(&format!("(data (;0;) (i32.const {CONST_POOL})")), "{wat}");
+    assert!(wat.contains("v128.const i32x4 0x00000000"), "{wat}");
+}
