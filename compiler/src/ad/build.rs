@@ -18,6 +18,18 @@ pub struct Ad {
     /// Free arrays of the `map` lambda being differentiated whose adjoint contributions are
     /// collected as (index, value) pairs instead of by the `Index` rule.
     pub sparse: std::collections::HashSet<Var>,
+    /// The contributions to those arrays' adjoints found so far in the scope being reversed.
+    pub contribs: Vec<Contrib>,
+}
+
+/// `adj(arr)[idx] += val`: a read of a sparse array, reversed. `val` has the type of what was
+/// read (an element, or a row when `idx` is shorter than the array's rank).
+#[derive(Clone, Debug)]
+pub struct Contrib {
+    pub arr: Var,
+    pub idx: Vec<Atom>,
+    pub val: Atom,
+    pub ty: Type,
 }
 
 /// The constant `v` of float type `t` (or an integer/bool zero for other types).
@@ -78,7 +90,14 @@ pub fn i64c(v: i64) -> Atom {
 
 impl Ad {
     pub fn new(names: Vec<String>, types: HashMap<Var, Type>) -> Ad {
-        Ad { names, types, stack: vec![Vec::new()], span: Span::DUMMY, sparse: Default::default() }
+        Ad {
+            names,
+            types,
+            stack: vec![Vec::new()],
+            span: Span::DUMMY,
+            sparse: Default::default(),
+            contribs: Vec::new(),
+        }
     }
 
     pub fn fresh(&mut self, name: &str, ty: Type) -> Var {

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::build::{dim_atom, fconst, i64c, is_float, mk_ty, shape_of, Ad};
+use super::build::{dim_atom, fconst, i64c, is_float, mk_ty, shape_of, Ad, Contrib};
 use super::walk;
 use super::{internal, unsupported, R};
 use crate::ir::*;
@@ -339,7 +339,18 @@ impl Ad {
                 self.add_adj(adjs, b, cb, false)?;
             }
             Exp::Cmp(..) | Exp::Iota { .. } | Exp::Assert { .. } => {}
-            Exp::Index { arr, .. } if self.sparse.contains(arr) => {}
+            Exp::Index { arr, idx } if self.sparse.contains(arr) => {
+                let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
+                let ty = self.ty(v)?;
+                let idx = idx
+                    .iter()
+                    .filter_map(|d| match d {
+                        DimIndex::Fix(x) => Some(*x),
+                        DimIndex::Slice { .. } => None,
+                    })
+                    .collect();
+                self.contribs.push(Contrib { arr: *arr, idx, val: yb, ty });
+            }
             Exp::Index { arr, idx } => {
                 let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
                 let ty = self.ty(v)?;
@@ -518,13 +529,18 @@ impl Ad {
 
     fn rev_if(&mut self, s: &Stm, cond: Atom, tb: &Body, eb: &Body, adjs: &mut Adjs) -> R<()> {
         let seeds = self.pat_adjs(&s.pat, adjs);
-        let mut fv = self.free_floats(tb, &[]);
+        // Sparse arrays get their adjoints as contributions, not as full arrays.
+        let mut fv: Vec<Var> =
+            self.free_floats(tb, &[]).into_iter().filter(|v| !self.sparse.contains(v)).collect();
         for v in self.free_floats(eb, &[]) {
-            if !fv.contains(&v) {
+            if !fv.contains(&v) && !self.sparse.contains(&v) {
                 fv.push(v);
             }
         }
-        let branch = |ad: &mut Ad, b: &Body| -> R<Body> {
+        let outer = std::mem::take(&mut self.contribs);
+        // Each branch's reverse, and the contributions to sparse arrays made in it: these
+        // become results of the reversed `if`, after the adjoints of `fv`.
+        let branch = |ad: &mut Ad, b: &Body| -> R<(Body, Vec<Contrib>)> {
             let copy = ad.rename_body(b, &HashMap::new());
             let pairs: Vec<(Atom, Atom)> = seeds
                 .iter()
@@ -532,19 +548,60 @@ impl Ad {
                 .collect();
             ad.open();
             let r = ad.rev_scope(&copy, &pairs, Adjs::default(), &fv);
-            let res = r.as_ref().ok().cloned().unwrap_or_default();
+            let cs = std::mem::take(&mut ad.contribs);
+            let mut res = r.as_ref().ok().cloned().unwrap_or_default();
+            for c in &cs {
+                res.extend(c.idx.iter().copied());
+                res.push(c.val);
+            }
             let body = ad.close(res);
             r?;
-            Ok(body)
+            Ok((body, cs))
         };
-        let then_body = branch(self, tb)?;
-        let else_body = branch(self, eb)?;
+        let branches = branch(self, tb).and_then(|t| Ok((t, branch(self, eb)?)));
+        let ((mut then_body, tcs), (mut else_body, ecs)) = match branches {
+            Ok(b) => b,
+            Err(e) => {
+                self.contribs = outer;
+                return Err(e);
+            }
+        };
+        // A branch contributes nothing to the other's reads: index -1, which the histogram
+        // that adds the contributions up skips, and a zero value.
+        let none = |ad: &mut Ad, cs: &[Contrib]| -> Vec<Atom> {
+            let mut out = Vec::new();
+            for c in cs {
+                out.extend(c.idx.iter().map(|_| i64c(-1)));
+                out.push(ad.zeros(&c.ty));
+            }
+            out
+        };
+        let no_else = none(self, &ecs);
+        let no_then = none(self, &tcs);
+        then_body.result.extend(no_else);
+        let own = else_body.result.split_off(fv.len());
+        else_body.result.extend(no_then);
+        else_body.result.extend(own);
         let mut pat = Vec::new();
         let mut ret = Vec::new();
         for v in &fv {
             let t = self.ty(*v)?;
             pat.push(Param { var: self.fresh_like(*v, "_adj", t.clone()), ty: t.clone() });
             ret.push(t);
+        }
+        self.contribs = outer;
+        for c in tcs.iter().chain(&ecs) {
+            let mut idx = Vec::new();
+            for _ in &c.idx {
+                let v = self.fresh("i", Type::Prim(PrimType::I64));
+                pat.push(Param { var: v, ty: Type::Prim(PrimType::I64) });
+                ret.push(Type::Prim(PrimType::I64));
+                idx.push(Atom::Var(v));
+            }
+            let v = self.fresh_like(c.arr, "_adj", c.ty.clone());
+            pat.push(Param { var: v, ty: c.ty.clone() });
+            ret.push(c.ty.clone());
+            self.contribs.push(Contrib { arr: c.arr, idx, val: Atom::Var(v), ty: c.ty.clone() });
         }
         self.push(pat.clone(), Exp::If { cond, then_body, else_body, ret });
         for (v, p) in fv.iter().zip(&pat) {
@@ -706,34 +763,19 @@ impl Ad {
                 in_stms.insert(*v);
             }
         });
-        // Free arrays read only by full indexing at the top level of the lambda (gathers):
-        // their adjoints are (index, value) pairs added by a histogram after the map, instead
-        // of a full-size array per element.
+        // Free arrays read only by indexing with fixed indices, at the lambda's top level or in
+        // its branches (gathers): their adjoints are (index, value) pairs, results of the map,
+        // added by a histogram after it, instead of a full-size array per element.
         let all_fv = self.free_floats(&lam.body, &pvars);
-        let mut sparse: Vec<(Var, Vec<usize>)> = Vec::new();
-        for a in &all_fv {
-            let Ok(Type::Array { shape, .. }) = self.ty(*a) else { continue };
-            let mut uses = 0usize;
-            let mut b = copy.body.clone();
-            walk::body_vars(&mut b, &mut |v, _| uses += usize::from(*v == *a));
-            let direct: Vec<usize> = copy
-                .body
-                .stms
-                .iter()
-                .enumerate()
-                .filter(|(_, st)| {
-                    matches!(&st.exp, Exp::Index { arr, idx } if arr == a && idx.len() == shape.len()
-                        && idx.iter().all(|d| matches!(d, DimIndex::Fix(x) if *x != Atom::Var(*a))))
-                })
-                .map(|(k, _)| k)
-                .collect();
-            if !direct.is_empty() && direct.len() == uses {
-                sparse.push((*a, direct));
-            }
-        }
+        let sparse: Vec<Var> = all_fv
+            .iter()
+            .filter(|a| matches!(self.ty(**a), Ok(Type::Array { .. })))
+            .filter(|a| only_gathers(&copy.body, **a))
+            .copied()
+            .collect();
         let fv: Vec<Var> = all_fv
             .iter()
-            .filter(|v| !sparse.iter().any(|(a, _)| a == *v) && in_stms.contains(*v))
+            .filter(|v| !sparse.contains(*v) && in_stms.contains(*v))
             .copied()
             .collect();
         let mut params = copy.params.clone();
@@ -765,47 +807,29 @@ impl Ad {
         for v in &want {
             ret.push(self.ty(*v)?);
         }
-        // Per sparse read: its index atoms and the adjoint of the value read.
-        let mut sparse_reads: Vec<(Var, Vec<Atom>, Var, Type)> = Vec::new();
-        for (a, ks) in &sparse {
-            for k in ks {
-                let st = &copy.body.stms[*k];
-                if let (Exp::Index { idx, .. }, Some(p)) = (&st.exp, st.pat.first()) {
-                    let ia: Vec<Atom> = idx
-                        .iter()
-                        .filter_map(|d| match d {
-                            DimIndex::Fix(x) => Some(*x),
-                            DimIndex::Slice { .. } => None,
-                        })
-                        .collect();
-                    sparse_reads.push((*a, ia, p.var, p.ty.clone()));
-                }
-            }
-        }
         let nwant = want.len();
-        want.extend(sparse_reads.iter().map(|(_, _, v, _)| *v));
-        for (_, ia, _, t) in &sparse_reads {
-            ret.extend(ia.iter().map(|_| Type::Prim(PrimType::I64)));
-            ret.push(t.clone());
-        }
-        for (a, _) in &sparse {
-            self.sparse.insert(*a);
-        }
+        let outer = std::mem::take(&mut self.contribs);
+        let outer_sparse = self.sparse.clone();
+        self.sparse.extend(sparse.iter().copied());
         self.open();
+        let mut found: Vec<Contrib> = Vec::new();
         let r = self.rev_scope(&copy.body, &pairs, Adjs::default(), &want).map(|mut res| {
-            let extra: Vec<Atom> = res.split_off(nwant);
-            for ((_, ia, _, _), v) in sparse_reads.iter().zip(extra) {
-                res.extend(ia.iter().copied());
-                res.push(v);
+            found = std::mem::take(&mut self.contribs);
+            for c in &found {
+                res.extend(c.idx.iter().copied());
+                res.push(c.val);
             }
             res
         });
-        for (a, _) in &sparse {
-            self.sparse.remove(a);
-        }
+        self.sparse = outer_sparse;
+        self.contribs = outer;
         let res = r.as_ref().ok().cloned().unwrap_or_default();
         let body = self.close(res);
         r?;
+        for c in &found {
+            ret.extend(c.idx.iter().map(|_| Type::Prim(PrimType::I64)));
+            ret.push(c.ty.clone());
+        }
         let wd = super::build::atom_dim(w).ok_or_else(|| internal(s.span, "map width"))?;
         let pat: Vec<Param> = ret
             .iter()
@@ -831,39 +855,98 @@ impl Ad {
             self.add_adj(adjs, &Atom::Var(*v), c, true)?;
         }
         let mut rest = pat.iter().skip(nwant);
-        for (a, ia, _, t) in &sparse_reads {
-            let idx: Vec<Var> = ia.iter().filter_map(|_| rest.next().map(|p| p.var)).collect();
+        for c in &found {
+            let idx: Vec<Var> = c.idx.iter().filter_map(|_| rest.next().map(|p| p.var)).collect();
             let Some(vals) = rest.next().map(|p| p.var) else { break };
-            let c = self.scatter_add(*a, &idx, vals, w, t.elem())?;
-            self.add_adj(adjs, &Atom::Var(*a), Atom::Var(c), true)?;
+            let h = self.scatter_add(c.arr, &idx, vals, w)?;
+            self.add_adj(adjs, &Atom::Var(c.arr), Atom::Var(h), true)?;
         }
         Ok(())
     }
 
-    /// An array shaped like `a` with `vals[j]` added at index `(idx[0][j], idx[1][j], ...)`.
-    fn scatter_add(&mut self, a: Var, idx: &[Var], vals: Var, w: Atom, t: PrimType) -> R<Var> {
+    /// An array shaped like `a` with `vals[j]` added at `a[idx[0][j], idx[1][j], ...]`: an
+    /// element, or a row when there are fewer indices than `a`'s rank. Indices out of bounds
+    /// add nothing (a branch not taken contributes at index -1).
+    fn scatter_add(&mut self, a: Var, idx: &[Var], vals: Var, w: Atom) -> R<Var> {
         let aty = self.ty(a)?;
+        let t = aty.elem();
         let sh = shape_of(&aty);
-        let flat_is = if idx.len() == 1 {
+        let row: Vec<Dim> = sh.iter().skip(idx.len()).copied().collect();
+        let wd = super::build::atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
+        let i64t = Type::Prim(PrimType::I64);
+        let mut rowlen = i64c(1);
+        for d in &row {
+            rowlen = self.bin(BinOp::Mul, PrimType::I64, rowlen, dim_atom(*d));
+        }
+        // The flat index of each contribution's first element.
+        let first = if idx.len() == 1 && row.is_empty() {
             idx[0]
         } else {
-            let ps: Vec<Param> =
-                idx.iter().map(|_| self.param("i", Type::Prim(PrimType::I64))).collect();
-            let sh2 = sh.clone();
-            let lam = self.lambda(ps, vec![Type::Prim(PrimType::I64)], move |ad, ps| {
+            let ps: Vec<Param> = idx.iter().map(|_| self.param("i", i64t.clone())).collect();
+            let outer: Vec<Dim> = sh.iter().take(idx.len()).copied().collect();
+            let lam = self.lambda(ps, vec![i64t.clone()], move |ad, ps| {
                 let mut f = i64c(0);
-                for (p, d) in ps.iter().zip(&sh2) {
+                for (p, d) in ps.iter().zip(&outer) {
                     let m = ad.bin(BinOp::Mul, PrimType::I64, f, dim_atom(*d));
                     f = ad.bin(BinOp::Add, PrimType::I64, m, Atom::Var(p.var));
                 }
-                Ok(vec![f])
+                // A negative index stays negative, so the whole row is skipped.
+                Ok(vec![ad.bin(BinOp::Mul, PrimType::I64, f, rowlen)])
             })?;
-            let wd = super::build::atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
             self.let1(
                 "flat",
                 Type::Array { elem: PrimType::I64, shape: vec![wd] },
                 Exp::Map { w, lam, arrs: idx.to_vec() },
             )
+        };
+        let (is, vs, n) = if row.is_empty() {
+            (first, vals, w)
+        } else {
+            // Every element of each row: [w][rowlen] flat indices, and the values flattened.
+            let rd = super::build::atom_dim(rowlen).ok_or_else(|| internal(self.span, "row"))?;
+            let iota = self.let1(
+                "iota",
+                Type::Array { elem: PrimType::I64, shape: vec![rd] },
+                Exp::Iota { n: rowlen, start: i64c(0), step: i64c(1), it: IntType::I64 },
+            );
+            let pb = self.param("i", i64t.clone());
+            let rty = Type::Array { elem: PrimType::I64, shape: vec![rd] };
+            let lam = self.lambda(vec![pb], vec![rty.clone()], move |ad, ps| {
+                let b = ps[0].var;
+                let pc = ad.param("c", Type::Prim(PrimType::I64));
+                let inner =
+                    ad.lambda(vec![pc], vec![Type::Prim(PrimType::I64)], move |ad, ps| {
+                        Ok(vec![ad.bin(
+                            BinOp::Add,
+                            PrimType::I64,
+                            Atom::Var(b),
+                            Atom::Var(ps[0].var),
+                        )])
+                    })?;
+                Ok(vec![Atom::Var(ad.let1(
+                    "flat",
+                    Type::Array { elem: PrimType::I64, shape: vec![rd] },
+                    Exp::Map { w: rowlen, lam: inner, arrs: vec![iota] },
+                ))])
+            })?;
+            let fl = self.let1(
+                "flat",
+                Type::Array { elem: PrimType::I64, shape: vec![wd, rd] },
+                Exp::Map { w, lam, arrs: vec![first] },
+            );
+            let n = self.bin(BinOp::Mul, PrimType::I64, w, rowlen);
+            let nd = super::build::atom_dim(n).ok_or_else(|| internal(self.span, "size"))?;
+            let is = self.let1(
+                "flat",
+                Type::Array { elem: PrimType::I64, shape: vec![nd] },
+                Exp::Reshape { arr: fl, shape: vec![nd] },
+            );
+            let vs = self.let1(
+                "flat",
+                Type::Array { elem: t, shape: vec![nd] },
+                Exp::Reshape { arr: vals, shape: vec![nd] },
+            );
+            (is, vs, n)
         };
         let mut total = i64c(1);
         for d in &sh {
@@ -881,9 +964,9 @@ impl Ad {
                 dest: vec![zv],
                 lam,
                 neutral: vec![fconst(t, 0.0)],
-                is: flat_is,
-                vs: vec![vals],
-                w,
+                is,
+                vs: vec![vs],
+                w: n,
             },
         );
         if sh.len() == 1 {
@@ -892,4 +975,40 @@ impl Ad {
             Ok(self.let1("adj", aty.clone(), Exp::Reshape { arr: h, shape: sh }))
         }
     }
+}
+
+/// Whether `a` is used in `b` only by reads `a[i, ...]` with fixed indices (of an element or a
+/// row), in `b`'s statements or, recursively, in the branches of its `if`s; and at least once.
+fn only_gathers(b: &Body, a: Var) -> bool {
+    fn go(b: &Body, a: Var, reads: &mut usize) -> bool {
+        for s in &b.stms {
+            match &s.exp {
+                Exp::Index { arr, idx } if *arr == a => {
+                    let fixed =
+                        idx.iter().all(|d| matches!(d, DimIndex::Fix(x) if *x != Atom::Var(a)));
+                    if idx.is_empty() || !fixed {
+                        return false;
+                    }
+                    *reads += 1;
+                }
+                Exp::If { cond, then_body, else_body, .. } => {
+                    if *cond == Atom::Var(a) || !go(then_body, a, reads) || !go(else_body, a, reads)
+                    {
+                        return false;
+                    }
+                }
+                e => {
+                    let mut e = e.clone();
+                    let mut used = false;
+                    walk::exp_vars(&mut e, &mut |v, _| used |= *v == a);
+                    if used {
+                        return false;
+                    }
+                }
+            }
+        }
+        !b.result.contains(&Atom::Var(a))
+    }
+    let mut reads = 0;
+    go(b, a, &mut reads) && reads > 0
 }

@@ -267,3 +267,31 @@ fn map_passes_direct_results_through() {
     assert_eq!(ir.matches("map(").count(), 2, "{ir}");
     assert_eq!(run(src, "g", "2.0 [1.0, 2.0, 4.0]"), "7.0f64 [2.0f64, 2.0f64, 2.0f64]");
 }
+
+/// A free array read in a `map` lambda's branches, or by row, gets its adjoint from (index,
+/// value) pairs added by a histogram, not from a full-size adjoint per element (which made the
+/// gradient of examples/ad/nbody_forces.fut cubic in the number of bodies). By hand, for
+/// `sum_{i < 2} (xs[i+1] ps[i][0] + sum ps[i]) + xs[2]`.
+#[test]
+fn gathers_in_branches_and_of_rows_are_sparse() {
+    let src = "entry g [n] (xs: [n]f64) (ps: [n][3]f64) =
+  vjp (\\(xs, ps) -> f64.sum (map (\\i -> if i + 1 < n then xs[i + 1] * ps[i][0] + f64.sum ps[i]
+                                          else xs[i])
+                                 (iota n)))
+      (xs, ps) 1";
+    let c = driver::compile(src).unwrap_or_else(|d| panic!("{}", d[0].message));
+    let ir = crate::ir::print::print_program(&c.ir);
+    for l in ir.lines() {
+        let nested = l.starts_with("   ");
+        assert!(
+            !(nested && l.contains("replicate(") && !l.contains("replicate([3]")),
+            "a full-size array inside a lambda:\n{ir}"
+        );
+    }
+    assert!(ir.matches("hist(").count() >= 2, "{ir}");
+    assert_eq!(
+        run(src, "g", "[1.0, 2.0, 3.0] [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]"),
+        "[0.0f64, 1.0f64, 5.0f64] [[3.0f64, 1.0f64, 1.0f64],\n [4.0f64, 1.0f64, 1.0f64],\n \
+         [0.0f64, 0.0f64, 0.0f64]]"
+    );
+}

@@ -461,12 +461,26 @@ pub fn dce(body: &mut Body) {
         if !live && !may_fail(&s.exp) {
             continue;
         }
+        if !live {
+            forget_results(&mut s);
+        }
         dce_exp(&mut s.exp);
         used.extend(mentioned(&s));
         kept.push(s);
     }
     kept.reverse();
     body.stms = kept;
+}
+
+/// A dead `if` kept for what may fail inside it returns nothing, so that only what may fail
+/// stays in its branches (reverse mode re-executes whole branches whose values go unused).
+fn forget_results(s: &mut Stm) {
+    if let Exp::If { then_body, else_body, ret, .. } = &mut s.exp {
+        s.pat.clear();
+        ret.clear();
+        then_body.result.clear();
+        else_body.result.clear();
+    }
 }
 
 fn dce_exp(e: &mut Exp) {
