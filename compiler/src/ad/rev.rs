@@ -812,22 +812,55 @@ impl Ad {
         let outer_sparse = self.sparse.clone();
         self.sparse.extend(sparse.iter().copied());
         self.open();
-        let mut found: Vec<Contrib> = Vec::new();
-        let r = self.rev_scope(&copy.body, &pairs, Adjs::default(), &want).map(|mut res| {
-            found = std::mem::take(&mut self.contribs);
-            for c in &found {
+        // The contributions, gathered per array (and index count) into one per element of the
+        // map: k of them as array literals of k indices and k values, so one histogram adds
+        // up each array's adjoint. `found` has one representative per group, with its `k`.
+        let mut found: Vec<(Contrib, usize)> = Vec::new();
+        let r = self.rev_scope(&copy.body, &pairs, Adjs::default(), &want).and_then(|mut res| {
+            let cs = std::mem::take(&mut self.contribs);
+            let mut groups: Vec<Vec<Contrib>> = Vec::new();
+            for c in cs {
+                match groups.iter_mut().find(|g| g[0].arr == c.arr && g[0].idx.len() == c.idx.len())
+                {
+                    Some(g) => g.push(c),
+                    None => groups.push(vec![c]),
+                }
+            }
+            for g in groups {
+                let k = g.len();
+                let c = if k == 1 {
+                    g[0].clone()
+                } else {
+                    let lit = |ad: &mut Ad, elems: Vec<Atom>, t: &Type| -> Atom {
+                        let mut sh = vec![Dim::Const(k as i64)];
+                        sh.extend(shape_of(t));
+                        let ty = mk_ty(t.elem(), sh);
+                        let elem_ty = t.clone();
+                        Atom::Var(ad.let1("contribs", ty, Exp::ArrayLit { elems, elem_ty }))
+                    };
+                    let i64t = Type::Prim(PrimType::I64);
+                    let idx = (0..g[0].idx.len())
+                        .map(|p| lit(self, g.iter().map(|c| c.idx[p]).collect(), &i64t))
+                        .collect();
+                    let val = lit(self, g.iter().map(|c| c.val).collect(), &g[0].ty);
+                    let ty = self.atom_ty(&val)?;
+                    Contrib { arr: g[0].arr, idx, val, ty }
+                };
                 res.extend(c.idx.iter().copied());
                 res.push(c.val);
+                found.push((c, k));
             }
-            res
+            Ok(res)
         });
         self.sparse = outer_sparse;
         self.contribs = outer;
         let res = r.as_ref().ok().cloned().unwrap_or_default();
         let body = self.close(res);
         r?;
-        for c in &found {
-            ret.extend(c.idx.iter().map(|_| Type::Prim(PrimType::I64)));
+        for (c, k) in &found {
+            let i64t = Type::Prim(PrimType::I64);
+            let it = if *k == 1 { i64t } else { mk_ty(PrimType::I64, vec![Dim::Const(*k as i64)]) };
+            ret.extend(c.idx.iter().map(|_| it.clone()));
             ret.push(c.ty.clone());
         }
         let wd = super::build::atom_dim(w).ok_or_else(|| internal(s.span, "map width"))?;
@@ -855,10 +888,28 @@ impl Ad {
             self.add_adj(adjs, &Atom::Var(*v), c, true)?;
         }
         let mut rest = pat.iter().skip(nwant);
-        for c in &found {
-            let idx: Vec<Var> = c.idx.iter().filter_map(|_| rest.next().map(|p| p.var)).collect();
-            let Some(vals) = rest.next().map(|p| p.var) else { break };
-            let h = self.scatter_add(c.arr, &idx, vals, w)?;
+        for (c, k) in &found {
+            let mut idx: Vec<Var> =
+                c.idx.iter().filter_map(|_| rest.next().map(|p| p.var)).collect();
+            let Some(mut vals) = rest.next().map(|p| p.var) else { break };
+            let mut n = w;
+            if *k > 1 {
+                // [w][k] → [w·k]: the k contributions of every element, one after another.
+                n = self.bin(BinOp::Mul, PrimType::I64, w, i64c(*k as i64));
+                let nd = super::build::atom_dim(n).ok_or_else(|| internal(s.span, "size"))?;
+                let flat = |ad: &mut Ad, v: Var| -> R<Var> {
+                    let t = ad.ty(v)?;
+                    let mut sh = vec![nd];
+                    sh.extend(shape_of(&t).into_iter().skip(2));
+                    let ty = mk_ty(t.elem(), sh.clone());
+                    Ok(ad.let1("flat", ty, Exp::Reshape { arr: v, shape: sh }))
+                };
+                for i in idx.iter_mut() {
+                    *i = flat(self, *i)?;
+                }
+                vals = flat(self, vals)?;
+            }
+            let h = self.scatter_add(c.arr, &idx, vals, n)?;
             self.add_adj(adjs, &Atom::Var(c.arr), Atom::Var(h), true)?;
         }
         Ok(())
