@@ -5,11 +5,13 @@
 //! whose function only calls a small function gets that function's body; `hoist_map_invariants`
 //! (hoist.rs), after it: rearrangements of arrays bound outside a `map` move before it.
 //! `simplify` also turns dead fixed-index reads and updates into their bounds checks, and
-//! elements of replicates into their values (checks.rs).
+//! elements of replicates into their values (checks.rs), and removes copies that nothing
+//! updates in place (copies.rs).
 
 use crate::ir::*;
 
 mod checks;
+mod copies;
 mod hoist;
 mod inline;
 pub use hoist::hoist_map_invariants;
@@ -20,6 +22,10 @@ pub fn simplify(prog: &mut Program) {
     for f in &mut prog.funs {
         copy_prop(f);
         crate::ir::lower::dce(&mut f.body);
+        if copies::unneeded_copies(f) {
+            copy_prop(f);
+            crate::ir::lower::dce(&mut f.body);
+        }
     }
     // What only a dead read or update kept alive dies after it, which may leave more dead reads
     // (a map that could fail only by its own dead reads); a few rounds settle it. Elements of
