@@ -472,14 +472,23 @@ pub fn dce(body: &mut Body) {
     body.stms = kept;
 }
 
-/// A dead `if` kept for what may fail inside it returns nothing, so that only what may fail
-/// stays in its branches (reverse mode re-executes whole branches whose values go unused).
+/// A dead `if` or `map` kept for what may fail inside it returns nothing, so that only what
+/// may fail stays in its body (reverse mode re-executes whole branches whose values go unused).
 fn forget_results(s: &mut Stm) {
-    if let Exp::If { then_body, else_body, ret, .. } = &mut s.exp {
-        s.pat.clear();
-        ret.clear();
-        then_body.result.clear();
-        else_body.result.clear();
+    match &mut s.exp {
+        Exp::If { then_body, else_body, ret, .. } => {
+            s.pat.clear();
+            ret.clear();
+            then_body.result.clear();
+            else_body.result.clear();
+        }
+        // Likewise a dead map (reverse mode re-runs the primal's): no array is built.
+        Exp::Map { lam, .. } => {
+            s.pat.clear();
+            lam.ret.clear();
+            lam.body.result.clear();
+        }
+        _ => {}
     }
 }
 
