@@ -5,8 +5,9 @@
 //! whose function only calls a small function gets that function's body; `hoist_map_invariants`
 //! (hoist.rs), after it: rearrangements of arrays bound outside a `map` move before it.
 //! `simplify` also turns dead fixed-index reads and updates into their bounds checks, and
-//! elements of replicates into their values (checks.rs), and removes copies that nothing
-//! updates in place (copies.rs).
+//! elements of replicates into their values (checks.rs), removes copies that nothing updates in
+//! place (copies.rs), and binds the parameters of maps over replicated scalars to the scalars
+//! (replicated.rs).
 
 use crate::ir::*;
 
@@ -14,6 +15,7 @@ mod checks;
 mod copies;
 mod hoist;
 mod inline;
+mod replicated;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
 
@@ -22,7 +24,8 @@ pub fn simplify(prog: &mut Program) {
     for f in &mut prog.funs {
         copy_prop(f);
         crate::ir::lower::dce(&mut f.body);
-        if copies::unneeded_copies(f) {
+        let reps = replicated::maps_over_replicates(f);
+        if copies::unneeded_copies(f) || reps {
             copy_prop(f);
             crate::ir::lower::dce(&mut f.body);
         }
