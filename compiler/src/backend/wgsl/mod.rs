@@ -11,6 +11,8 @@
 //!   kernel an `if` with array results, `hist`, `scan`, `scatter`, updates and elementwise
 //!   reductions of arrays are delayed arrays too: each element is computed by a sequential loop
 //!   (or the branch the condition picks) where it is demanded.
+//! * A map whose function works on whole rows (maps and reductions over the row, scalar
+//!   statements: softmax) is one row kernel, a workgroup or an invocation per row (`rows`).
 //! * `reduce` is a two-pass workgroup reduction, `scan` a three-pass reduce-then-scan (WebGPU has
 //!   no forward-progress guarantee, so no single-pass look-back); both keep element order, so
 //!   non-commutative operators are fine.

@@ -43,20 +43,18 @@ pub fn applies(prog: &ir::Program, lam: &Lambda) -> bool {
     }
     let mut reductions = 0;
     for st in &lam.body.stms {
-        match &st.exp {
+        let ok = match &st.exp {
             Exp::Reduce { lam: op, .. } if st.pat.iter().all(|p| matches!(p.ty, Type::Prim(_))) => {
-                if !flat(prog, &op.body) {
-                    return false;
-                }
                 reductions += 1;
+                flat(prog, &op.body)
             }
             Exp::Map { lam: f, .. } => {
-                if !f.ret.iter().all(|t| matches!(t, Type::Prim(_))) || !flat(prog, &f.body) {
-                    return false;
-                }
+                f.ret.iter().all(|t| matches!(t, Type::Prim(_))) && flat(prog, &f.body)
             }
-            _ if super::distribute::loops(prog, &st.exp, 0) => return false,
-            _ => {}
+            e => !super::distribute::loops(prog, e, 0),
+        };
+        if !ok {
+            return false;
         }
     }
     let scalar_results = lam.ret.iter().all(|t| matches!(t, Type::Prim(_)));
