@@ -106,3 +106,14 @@ entry shifted [n][m] (xss: [n][m]f32) (k: i64) : [n][m]f32 =
   map (\r -> let s = f32.sum r
              let mx = f32.maximum r
              in map (\j -> r[j + k] / s + 0 * mx) (iota m)) xss
+
+-- Many rows (on a software device: one invocation per row), each of 100 elements: the sum of
+-- all the probabilities, the largest, and the row standardisations' sums of squares.
+-- ==
+-- entry: many_rows
+-- input { 1100i64 100i64 }
+-- output { 1099.9999f32 3.9416507e-2f32 110000f32 }
+entry many_rows (n: i64) (m: i64) : (f32, f32, f32) =
+  let s = map softmax (gen n m)
+  let z = map standardise (gen n m)
+  in (f32.sum (map f32.sum s), f32.maximum (map f32.maximum s), f32.sum (map (\r -> f32.sum (map (\x -> x * x) r)) z))
