@@ -16,7 +16,7 @@
 //! `softmax` are visible. A map whose function returns only scalars keeps its last loop (it runs
 //! once per element already); so does a map where no split applies, unchanged.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ad::walk;
 use crate::ir::{self, Atom, Exp, Lambda, Param, Stm, Type, Var};
@@ -25,8 +25,10 @@ use crate::prim::{PrimType, PrimValue};
 /// How deep calls at the top of a map's function are inlined.
 const INLINE_DEPTH: usize = 8;
 
-pub fn run(prog: &ir::Program, wide: bool) -> ir::Program {
-    let mut d = Distribute { prog, names: prog.names.clone(), wide };
+/// The program with its maps distributed, and the conditions of the `if`s that stand for row
+/// maps (see [`Distribute::map`]).
+pub fn run(prog: &ir::Program, wide: bool) -> (ir::Program, HashSet<Var>) {
+    let mut d = Distribute { prog, names: prog.names.clone(), wide, rows: HashSet::new() };
     let funs = prog
         .funs
         .iter()
@@ -36,7 +38,7 @@ pub fn run(prog: &ir::Program, wide: bool) -> ir::Program {
             f
         })
         .collect();
-    ir::Program { funs, entries: prog.entries.clone(), names: d.names }
+    (ir::Program { funs, entries: prog.entries.clone(), names: d.names }, d.rows)
 }
 
 struct Distribute<'a> {
@@ -44,6 +46,8 @@ struct Distribute<'a> {
     names: Vec<String>,
     /// i64/u64 values take 64 bits (see `compile_wide`), so they get a pack of their own.
     wide: bool,
+    /// The conditions of the `if`s that stand for row maps.
+    rows: HashSet<Var>,
 }
 
 impl Distribute<'_> {
@@ -69,7 +73,7 @@ impl Distribute<'_> {
                     };
                     stms.push(Stm { pat: s.pat.clone(), exp, span: s.span });
                 }
-                Exp::Map { .. } => self.map(s, &mut stms),
+                Exp::Map { .. } => self.map(s, &mut stms, true),
                 _ => stms.push(s.clone()),
             }
         }
@@ -80,8 +84,64 @@ impl Distribute<'_> {
     /// per element type into one `[n][k]` array (each split appends a column), so the pieces
     /// bind one extra buffer per type however many values they pass on: a kernel may bind only
     /// a few storage buffers (8 by default in WebGPU).
-    fn map(&mut self, s: &Stm, out: &mut Vec<Stm>) {
+    ///
+    /// A map on the host (`host`) whose function works on whole rows (`rows::applies`) is kept
+    /// whole as well, for a row kernel, next to its distributed pieces.
+    fn map(&mut self, s: &Stm, out: &mut Vec<Stm>, host: bool) {
         let Exp::Map { w, lam, arrs } = &s.exp else {
+            out.push(s.clone());
+            return;
+        };
+        if !matches!(s.pat.first().map(|p| &p.ty), Some(Type::Array { .. })) {
+            out.push(s.clone());
+            return;
+        }
+        let mut lam = lam.clone();
+        lam.body = self.inline_top(&lam.body, 0);
+        if host && super::rows::applies(self.prog, &lam) {
+            // A row map: `if c then <the map, one row kernel> else <its distributed pieces>`,
+            // where `c` is no variable of the program but marks the `if` for the host schedule,
+            // which makes it a `HostStm::RowMap` (the executor picks a side at run time).
+            let fresh_pat = |d: &mut Self| -> Vec<Param> {
+                s.pat
+                    .iter()
+                    .map(|p| {
+                        let name = d.name(p.var);
+                        Param { var: d.fresh(&name), ty: p.ty.clone() }
+                    })
+                    .collect()
+            };
+            let (whole, pieces) = (fresh_pat(self), fresh_pat(self));
+            let result = |ps: &[Param]| ps.iter().map(|p| Atom::Var(p.var)).collect();
+            let map = Exp::Map { w: *w, lam: lam.clone(), arrs: arrs.clone() };
+            let then_body = ir::Body {
+                stms: vec![Stm { pat: whole.clone(), exp: map, span: s.span }],
+                result: result(&whole),
+            };
+            let mut stms = Vec::new();
+            let split = Stm { pat: pieces.clone(), exp: s.exp.clone(), span: s.span };
+            self.split(&split, lam, &mut stms);
+            let else_body = ir::Body { stms, result: result(&pieces) };
+            let cond = self.fresh("row_kernel");
+            self.rows.insert(cond);
+            out.push(Stm {
+                pat: s.pat.clone(),
+                exp: Exp::If {
+                    cond: Atom::Var(cond),
+                    then_body,
+                    else_body,
+                    ret: s.pat.iter().map(|p| p.ty.clone()).collect(),
+                },
+                span: s.span,
+            });
+            return;
+        }
+        self.split(s, lam, out);
+    }
+
+    /// The distribution of the map `s` whose function, calls at its top inlined, is `lam`.
+    fn split(&mut self, s: &Stm, mut lam: Lambda, out: &mut Vec<Stm>) {
+        let Exp::Map { w, arrs, .. } = &s.exp else {
             out.push(s.clone());
             return;
         };
@@ -92,8 +152,6 @@ impl Distribute<'_> {
             out.push(s.clone());
             return;
         };
-        let mut lam = lam.clone();
-        lam.body = self.inline_top(&lam.body, 0);
         // Maps nested at the top of the function that return arrays are distributed first: the
         // loops of their functions then become maps of scalars, which this map's distribution
         // computes on their own (a loop two map levels down runs once per inner element, not
@@ -104,7 +162,7 @@ impl Distribute<'_> {
                 Exp::Map { lam: inner, .. }
                     if inner.ret.iter().any(|t| matches!(t, Type::Array { .. })) =>
                 {
-                    self.map(&st, &mut stms)
+                    self.map(&st, &mut stms, false)
                 }
                 _ => stms.push(st),
             }
@@ -443,7 +501,7 @@ pub fn heavy(prog: &ir::Program, s: &Stm) -> bool {
     s.pat.iter().all(|p| matches!(p.ty, Type::Prim(_))) && loops(prog, &s.exp, 0)
 }
 
-fn loops(prog: &ir::Program, e: &Exp, depth: usize) -> bool {
+pub(super) fn loops(prog: &ir::Program, e: &Exp, depth: usize) -> bool {
     let body = |b: &ir::Body| b.stms.iter().any(|s| loops(prog, &s.exp, depth));
     match e {
         Exp::Reduce { .. }
@@ -506,7 +564,7 @@ fn drop_unused_reads(b: &mut ir::Body, packs: &[(PrimType, Var, Var, i64)]) {
 
 /// The width `w` of the statement at `k` of `lam`'s body as a dimension the host knows: a
 /// constant, or a variable from outside the function, through copies in the function.
-fn host_width(lam: &Lambda, k: usize, w: Atom) -> Option<ir::Dim> {
+pub(super) fn host_width(lam: &Lambda, k: usize, w: Atom) -> Option<ir::Dim> {
     let mut w = w;
     for st in lam.body.stms[..k].iter().rev() {
         if let (Atom::Var(v), [p], Exp::Atom(a)) = (w, st.pat.as_slice(), &st.exp) {

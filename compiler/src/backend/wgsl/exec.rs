@@ -642,6 +642,37 @@ impl<D: Device> Exec<'_, D> {
                     }
                 }
             }
+            HostStm::RowMap { outs, width, group, local, bound, thread, pieces, span } => {
+                let short = match width {
+                    Some(a) => self.int(a, *span)? < SEG_GROUP_MIN,
+                    None => false,
+                };
+                let mut fits = true;
+                for a in local {
+                    fits &= self.int(a, *span)? <= *bound;
+                }
+                let rows = match outs.first().map(|p| &p.ty) {
+                    Some(Type::Array { shape, .. }) => shape.first().copied(),
+                    _ => None,
+                };
+                let rows = rows.ok_or_else(|| rt(*span, "a row map without rows"))?;
+                let n = self.dim(&rows, *span)?.max(0) as u64;
+                // As for segmented reductions: many rows on a software device take an
+                // invocation each (a workgroup's barriers split the shader there).
+                let short = short || (self.dev.software() && n >= SOFTWARE_SEG_THREADS);
+                if short || fits {
+                    self.launch_outputs(outs, &[rows], *span).await?;
+                    if n > 0 && short {
+                        let groups = n.div_ceil(WORKGROUP as u64);
+                        self.run_dispatch(thread, &[], &[], groups, *span).await?;
+                    } else if n > 0 {
+                        self.run_dispatch(group, &[], &[], n, *span).await?;
+                    }
+                } else {
+                    let r = self.body(pieces).await?;
+                    self.bind(outs, r);
+                }
+            }
             HostStm::Hist { pat, dest, w, local, global, span } => {
                 let (buf, elem, shape) = self.written(*dest, false, *span).await?;
                 let bins = shape.first().copied().unwrap_or(0);

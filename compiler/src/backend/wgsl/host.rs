@@ -39,12 +39,15 @@ struct HostGen<'a> {
     todo: Vec<usize>,
     /// i64/u64 values are 64-bit (`vec2<u32>`, see `compile_wide`).
     wide: bool,
+    /// The conditions of the `if`s that stand for row maps (`distribute`).
+    rows: HashSet<Var>,
 }
 
 pub fn generate(prog: &ir::Program, wide: bool) -> R<GpuProgram> {
-    let distributed = super::distribute::run(prog, wide);
+    let (distributed, rows) = super::distribute::run(prog, wide);
     let prog = &distributed;
     let mut g = HostGen {
+        rows,
         prog,
         types: HashMap::new(),
         virt: HashMap::new(),
@@ -158,6 +161,13 @@ fn mentions(s: &HostStm, v: Var) -> bool {
         HostStm::SegReduce { seg_w, group, thread, .. } => {
             seg_w.as_ref().is_some_and(atom) || disp(group) || disp(thread)
         }
+        HostStm::RowMap { width, group, local, thread, pieces, .. } => {
+            width.as_ref().is_some_and(atom)
+                || local.iter().any(atom)
+                || disp(group)
+                || disp(thread)
+                || body(pieces)
+        }
         HostStm::Hist { dest, w, local, global, .. } => {
             *dest == v || atom(w) || disp(local) || disp(global)
         }
@@ -241,8 +251,13 @@ fn unused_buffers_dropped(
 
 /// `fn main(...)` of a kernel, with its bindings and workgroup arrays.
 fn assemble(gen: &Gen, shared: &str, body: &str) -> String {
+    assemble_sized(gen, shared, body, WORKGROUP)
+}
+
+/// `assemble` with workgroups of `size` invocations.
+fn assemble_sized(gen: &Gen, shared: &str, body: &str, size: u32) -> String {
     let code = format!(
-        "{}{shared}\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{}{}{body}}}\n",
+        "{}{shared}\n@compute @workgroup_size({size})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{\n{}{}{body}}}\n",
         buffer_decls(&gen.bufs, gen.wide),
         gen.pre,
         gen.code
@@ -471,6 +486,9 @@ impl HostGen<'_> {
             }
             // A slice or row update: a copy with the region replaced.
             Exp::Update { .. } => self.tabulate(s, out)?,
+            Exp::If { cond: Atom::Var(c), then_body, else_body, .. } if self.rows.contains(c) => {
+                self.row_map(s, then_body, else_body, out)?
+            }
             Exp::If { cond, then_body, else_body, .. } => {
                 let then_body = self.body(then_body)?;
                 let else_body = self.body(else_body)?;
@@ -753,6 +771,103 @@ impl HostGen<'_> {
         let group = self.seg_group(s, &shape, lam, arrs, h)?;
         out.push(HostStm::SegReduce { outs, shape, seg_w, group, thread, span: s.span });
         Ok(())
+    }
+
+    /// A row map (`distribute` made it `if c then map else pieces`): its row kernels, one
+    /// workgroup or one invocation per row (see `rows`), and the distributed pieces, which the
+    /// executor runs where the row kernel's workgroup memory is too small for the row. A row
+    /// kernel that cannot be generated or does not validate leaves only the pieces.
+    fn row_map(
+        &mut self,
+        s: &ir::Stm,
+        whole: &ir::Body,
+        pieces: &ir::Body,
+        out: &mut Vec<HostStm>,
+    ) -> R<()> {
+        let pieces = self.body(pieces)?;
+        let (kernels, sites) = (self.kernels.len(), self.sites.len());
+        let kernels_for = |g: &mut Self| -> R<Option<HostStm>> {
+            let [ir::Stm { exp: Exp::Map { lam, arrs, .. }, .. }] = whole.stms.as_slice() else {
+                return Ok(None);
+            };
+            let map = ir::Stm { pat: s.pat.clone(), exp: whole.stms[0].exp.clone(), span: s.span };
+            let (group, local, bound) = g.row_kernel(&map, lam, arrs, true)?;
+            let (thread, _, _) = g.row_kernel(&map, lam, arrs, false)?;
+            for d in [&group, &thread] {
+                let k = g.kernels.get(d.kernel).ok_or_else(|| internal(s.span, "row kernel"))?;
+                super::validate(&k.wgsl).map_err(|e| internal(s.span, e))?;
+            }
+            // The row width that decides between a workgroup and an invocation per row: the
+            // first row result's, else the first reduction's, as a host value.
+            let width = s.pat.iter().find_map(|p| match &p.ty {
+                Type::Array { shape, .. } => shape.get(1).map(|d| match d {
+                    ir::Dim::Const(c) => Atom::Const(crate::prim::PrimValue::I64(*c)),
+                    ir::Dim::Var(v) => Atom::Var(*v),
+                }),
+                _ => None,
+            });
+            let width = width.or_else(|| {
+                lam.body.stms.iter().enumerate().find_map(|(k, st)| match &st.exp {
+                    Exp::Reduce { w, .. } => {
+                        super::distribute::host_width(lam, k, *w).map(|d| match d {
+                            ir::Dim::Const(c) => Atom::Const(crate::prim::PrimValue::I64(c)),
+                            ir::Dim::Var(v) => Atom::Var(v),
+                        })
+                    }
+                    _ => None,
+                })
+            });
+            Ok(Some(HostStm::RowMap {
+                outs: s.pat.clone(),
+                width,
+                group,
+                local,
+                bound,
+                thread,
+                pieces: pieces.clone(),
+                span: s.span,
+            }))
+        };
+        match kernels_for(self) {
+            Ok(Some(stm)) => out.push(stm),
+            // An `unsupported` construct or a kernel that does not validate: the pieces alone.
+            Ok(None) | Err(_) => {
+                self.kernels.truncate(kernels);
+                self.sites.truncate(sites);
+                out.extend(pieces.stms);
+                for (p, a) in s.pat.iter().zip(&pieces.result) {
+                    let Atom::Var(v) = a else { return Err(internal(s.span, "row map")) };
+                    out.push(HostStm::Alias { pat: p.clone(), arr: *v });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A row kernel of the map `s` (see `rows::emit`), with the host widths of the arrays it
+    /// keeps in workgroup memory and their bound.
+    fn row_kernel(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        arrs: &[Var],
+        group: bool,
+    ) -> R<(Dispatch, Vec<Atom>, i64)> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let mut local = (Vec::new(), 0);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
+            gen.wide = self.wide;
+            let rk = super::rows::emit(&mut gen, s, lam, arrs, group)?;
+            local = (rk.local, rk.bound);
+            let size = if group { super::ROW_LANES } else { WORKGROUP };
+            let wgsl = assemble_sized(&gen, &rk.shared, "", size);
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        let name = if group { "rowgroup" } else { "rowthread" };
+        let d = self.finish(types, sites, res, name.into())?;
+        Ok((d, local.0, local.1))
     }
 
     /// A map whose function ends in a `scan` that it returns: one invocation per segment runs

@@ -148,6 +148,13 @@ pub enum DArr {
         dims: Vec<String>,
         elem: PrimType,
     },
+    /// A one-dimensional array in workgroup memory (`var<workgroup> name`), which a row kernel
+    /// has filled (see `rows`): the element at `i` is `name[i]`.
+    Local {
+        name: String,
+        dims: Vec<String>,
+        elem: PrimType,
+    },
     /// `inner` with the region `idx` (fixed indices and ranges of lengths `lens`) replaced by
     /// `value`.
     Update {
@@ -173,6 +180,7 @@ impl DArr {
             | DArr::Hist { dims, .. }
             | DArr::Scan { dims, .. }
             | DArr::RedArr { dims, .. }
+            | DArr::Local { dims, .. }
             | DArr::Acc { dims, .. } => match self {
                 DArr::Repl { dims, val: KVal::Arr(a), .. } => {
                     dims.iter().cloned().chain(a.dims()).collect()
@@ -194,6 +202,7 @@ impl DArr {
             | DArr::Hist { elem, .. }
             | DArr::Scan { elem, .. }
             | DArr::RedArr { elem, .. }
+            | DArr::Local { elem, .. }
             | DArr::Acc { elem, .. } => *elem,
             DArr::Iota { ty, .. } => *ty,
             DArr::Repl { val: KVal::Scalar(_, t), .. } => *t,
@@ -559,6 +568,10 @@ impl<'a> Gen<'a> {
                         strides: strides[idx.len()..].to_vec(),
                     })))
                 }
+            }
+            DArr::Local { name, elem, .. } => {
+                let e = load(&format!("{name}[{}]", idx[0]), *elem);
+                Ok(KVal::Scalar(self.let_(&e, *elem), *elem))
             }
             DArr::Iota { start, step, ty, .. } => {
                 let i = self.of_i32(&idx[0], *ty);

@@ -11,6 +11,8 @@
 //!   kernel an `if` with array results, `hist`, `scan`, `scatter`, updates and elementwise
 //!   reductions of arrays are delayed arrays too: each element is computed by a sequential loop
 //!   (or the branch the condition picks) where it is demanded.
+//! * A map whose function works on whole rows (maps and reductions over the row, scalar
+//!   statements: softmax) is one row kernel, a workgroup or an invocation per row (`rows`).
 //! * `reduce` is a two-pass workgroup reduction, `scan` a three-pass reduce-then-scan (WebGPU has
 //!   no forward-progress guarantee, so no single-pass look-back); both keep element order, so
 //!   non-commutative operators are fine.
@@ -31,6 +33,7 @@ mod host;
 mod kernel;
 mod prelude;
 mod print;
+mod rows;
 mod scalar;
 mod tile;
 
@@ -45,6 +48,8 @@ use crate::prim::{FloatType, PrimType};
 pub const WORKGROUP: u32 = 256;
 /// The most workgroups a reduction or scan uses (its second pass folds the partial results).
 pub const MAX_GROUPS: u32 = 256;
+
+pub use rows::ROW_LANES;
 
 /// Segments shorter than this are reduced by one invocation each, longer ones by a workgroup.
 pub const SEG_GROUP_MIN: i64 = 64;
@@ -127,6 +132,23 @@ pub enum HostStm {
         seg_w: Option<Atom>,
         group: Dispatch,
         thread: Dispatch,
+        span: Span,
+    },
+    /// A map whose function works on whole rows (see `rows`): `group` runs one workgroup of
+    /// [`ROW_LANES`] invocations per row (element `j` of a row by lane `j % ROW_LANES`,
+    /// reductions combined in workgroup memory), keeping the map results in `local` (host
+    /// widths) in workgroup memory, at most `bound` elements each; `thread` runs one invocation
+    /// per row. The executor takes `thread` for short rows (`width` below [`SEG_GROUP_MIN`])
+    /// and for many rows on software devices, `group` when `local`'s widths fit, and otherwise
+    /// `pieces`, the map's distributed statements, whose results are the map's.
+    RowMap {
+        outs: Vec<Param>,
+        width: Option<Atom>,
+        group: Dispatch,
+        local: Vec<Atom>,
+        bound: i64,
+        thread: Dispatch,
+        pieces: HostBody,
         span: Span,
     },
     /// `hist` with an operator that has an atomic form, into a copy of `dest`: `local` keeps a

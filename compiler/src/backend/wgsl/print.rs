@@ -144,6 +144,19 @@ impl Printer<'_> {
                         self.dispatch(thread)
                     );
                 }
+                HostStm::RowMap { outs, width, group, local, bound, thread, pieces, .. } => {
+                    let w = width.as_ref().map_or("?".to_string(), |a| self.atom(a));
+                    let kept: Vec<String> = local.iter().map(|a| self.atom(a)).collect();
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = row map of width {w}: a workgroup per row {} (in workgroup memory: [{}] of at most {bound} each) ; short rows: {} ; otherwise",
+                        self.pat(outs),
+                        self.dispatch(group),
+                        kept.join(", "),
+                        self.dispatch(thread)
+                    );
+                    self.body(out, pieces, ind + 1);
+                }
                 HostStm::Hist { pat, dest, w, local, global, .. } => {
                     let _ = writeln!(
                         out,

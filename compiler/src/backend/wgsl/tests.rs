@@ -217,6 +217,7 @@ fn host_stms(gp: &GpuProgram) -> Vec<&HostStm> {
                     go(else_body, out);
                 }
                 HostStm::Loop { body, .. } => go(body, out),
+                HostStm::RowMap { pieces, .. } => go(pieces, out),
                 _ => {}
             }
         }
@@ -240,9 +241,64 @@ const SOFTMAX: &str = "def softmax [m] (xs: [m]f32) : [m]f32 =\n  \
                        in map (/ s) es\n\
                        entry main [n][m] (xss: [n][m]f32) : [n][m]f32 = map softmax xss";
 
+/// The statements of entry `name`'s host function, not those nested in them.
+fn entry_stms<'a>(gp: &'a GpuProgram, name: &str) -> &'a [HostStm] {
+    let e = gp.entries.iter().find(|e| e.name == name).unwrap();
+    &gp.funs[e.fun].body.stms
+}
+
+#[test]
+fn softmax_over_rows_is_one_row_kernel() {
+    let gp = gpu(SOFTMAX).unwrap();
+    let [HostStm::RowMap { group, thread, local, pieces, .. }] = entry_stms(&gp, "main") else {
+        panic!("{}", show(&gp));
+    };
+    // One workgroup per row: both reductions combine their lanes in workgroup memory, and the
+    // exponentials, which the sum and the quotient read, are computed once into it.
+    let code = own_code(&gp.kernels[group.kernel]);
+    assert_eq!(code.matches("workgroupBarrier()").count(), 5, "{code}");
+    assert_eq!(code.matches("exp(").count(), 1, "{code}");
+    assert_eq!(local.len(), 1, "{}", show(&gp));
+    assert_eq!(gp.kernels[group.kernel].buffers.len(), 2, "{code}");
+    // One invocation per row, for short rows and software devices: sequential loops.
+    let code = own_code(&gp.kernels[thread.kernel]);
+    assert!(!code.contains("workgroupBarrier") && !code.contains("var<workgroup>"), "{code}");
+    // What the executor runs when the row is too wide: the distributed kernels.
+    assert!(pieces.stms.iter().any(|s| matches!(s, HostStm::SegReduce { .. })), "{}", show(&gp));
+}
+
+#[test]
+fn rows_of_maps_and_reductions_are_row_kernels() {
+    let src = "def lse [m] (xs: [m]f32) : f32 =\n  \
+               let mx = f32.maximum xs in mx + f32.log (f32.sum (map (\\x -> f32.exp (x - mx)) xs))\n\
+               def standardise [m] (xs: [m]f32) : [m]f32 =\n  \
+               let mean = f32.sum xs / f32.i64 m\n  \
+               let ds = map (\\x -> x - mean) xs\n  \
+               let sd = f32.sqrt (f32.sum (map (\\d -> d * d) ds) / f32.i64 m)\n  \
+               in map (/ sd) ds\n\
+               entry lse_rows [n][m] (xss: [n][m]f32) : [n]f32 = map lse xss\n\
+               entry std_rows [n][m] (xss: [n][m]f32) : [n][m]f32 = map standardise xss\n\
+               entry with_sum [n][m] (xss: [n][m]i32) : ([n][m]i32, [n]i32) =\n  \
+               unzip (map (\\r -> let ys = map (\\x -> x * x) r in (ys, i32.sum ys)) xss)\n\
+               entry sums [n][m] (xss: [n][m]f32) : [n]f32 = map f32.sum xss\n\
+               entry nested [k][n][m] (x: [k][n][m]f32) : [k][n][m]f32 =\n  \
+               map (\\xss -> map (\\r -> let s = f32.sum r in map (/ s) r) xss) x";
+    let gp = gpu(src).unwrap();
+    for name in ["lse_rows", "std_rows", "with_sum"] {
+        let stms = entry_stms(&gp, name);
+        assert!(matches!(stms, [HostStm::RowMap { .. }]), "{name}: {}", show(&gp));
+    }
+    // A single reduction to the row's scalar result stays a segmented reduction, and a map of
+    // row maps is distributed as before.
+    assert!(matches!(entry_stms(&gp, "sums"), [HostStm::SegReduce { .. }]), "{}", show(&gp));
+    let nested = entry_stms(&gp, "nested");
+    assert!(!nested.iter().any(|s| matches!(s, HostStm::RowMap { .. })), "{}", show(&gp));
+}
+
 #[test]
 fn row_reductions_are_distributed_out_of_the_elementwise_kernel() {
     let gp = gpu(SOFTMAX).unwrap();
+    // The row map's pieces (see `softmax_over_rows_is_one_row_kernel`).
     let stms = host_stms(&gp);
     // The maximum and the sum of each row: segmented reductions with a workgroup per row, whose
     // width is the host's `m` (so short rows can take an invocation each).
