@@ -32,6 +32,13 @@ pub struct Contrib {
     pub ty: Type,
 }
 
+impl Contrib {
+    /// Its indices, then its value: how a scope returns it.
+    pub fn atoms(&self) -> impl Iterator<Item = Atom> + '_ {
+        self.idx.iter().copied().chain(std::iter::once(self.val))
+    }
+}
+
 /// The constant `v` of float type `t` (or an integer/bool zero for other types).
 pub fn fconst(t: PrimType, v: f64) -> Atom {
     Atom::Const(match t {

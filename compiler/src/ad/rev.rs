@@ -551,8 +551,7 @@ impl Ad {
             let cs = std::mem::take(&mut ad.contribs);
             let mut res = r.as_ref().ok().cloned().unwrap_or_default();
             for c in &cs {
-                res.extend(c.idx.iter().copied());
-                res.push(c.val);
+                res.extend(c.atoms());
             }
             let body = ad.close(res);
             r?;
@@ -846,8 +845,7 @@ impl Ad {
                     let ty = self.atom_ty(&val)?;
                     Contrib { arr: g[0].arr, idx, val, ty }
                 };
-                res.extend(c.idx.iter().copied());
-                res.push(c.val);
+                res.extend(c.atoms());
                 found.push((c, k));
             }
             Ok(res)

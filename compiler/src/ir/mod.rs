@@ -50,6 +50,16 @@ pub enum Atom {
     Const(PrimValue),
 }
 
+impl Atom {
+    /// The variable, if the atom is one.
+    pub fn as_var(&self) -> Option<Var> {
+        match self {
+            Atom::Var(v) => Some(*v),
+            Atom::Const(_) => None,
+        }
+    }
+}
+
 /// A variable binding with its type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {

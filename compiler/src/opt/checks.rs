@@ -49,14 +49,7 @@ fn replicates(b: &Body, out: &mut HashMap<Var, (usize, Atom)>) {
 
 fn body(b: &mut Body, cx: &Cx, names: &mut Vec<String>, changed: &mut bool) {
     let types = cx.types;
-    let mut used: HashSet<Var> = b
-        .result
-        .iter()
-        .filter_map(|a| match a {
-            Atom::Var(v) => Some(*v),
-            Atom::Const(_) => None,
-        })
-        .collect();
+    let mut used: HashSet<Var> = b.result.iter().filter_map(Atom::as_var).collect();
     let mut out: Vec<Stm> = Vec::with_capacity(b.stms.len());
     for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
         let dead = !s.pat.is_empty() && s.pat.iter().all(|p| !used.contains(&p.var));

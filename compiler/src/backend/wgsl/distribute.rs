@@ -540,14 +540,8 @@ fn prune(lam: Lambda, arrs: &[Var]) -> (Lambda, Vec<Var>) {
 /// `b` without the reads of packed row values that nothing uses (`dce` keeps every index, as
 /// it may fail; these are in bounds by construction).
 fn drop_unused_reads(b: &mut ir::Body, packs: &[(PrimType, Var, Var, i64)]) {
-    let mut used: std::collections::HashSet<Var> = b
-        .result
-        .iter()
-        .filter_map(|a| match a {
-            Atom::Var(v) => Some(*v),
-            Atom::Const(_) => None,
-        })
-        .collect();
+    let mut used: std::collections::HashSet<Var> =
+        b.result.iter().filter_map(Atom::as_var).collect();
     let mut kept = Vec::new();
     for st in std::mem::take(&mut b.stms).into_iter().rev() {
         let read = matches!(&st.exp, Exp::Index { arr, .. } if packs.iter().any(|q| q.1 == *arr));

@@ -528,16 +528,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         let ret = f.ret.clone();
-        let body_ex: Vec<Option<Var>> = f
-            .body
-            .result
-            .iter()
-            .take(ex)
-            .map(|a| match a {
-                Atom::Var(v) => Some(*v),
-                Atom::Const(_) => None,
-            })
-            .collect();
+        let body_ex: Vec<Option<Var>> = f.body.result.iter().take(ex).map(Atom::as_var).collect();
         let mut pat = Vec::new();
         for (j, bv) in body_ex.iter().enumerate() {
             let p = self.b.param("d", i64t());
