@@ -185,24 +185,7 @@ fn bounds_check(s: &Stm, types: &HashMap<Var, Type>, names: &mut Vec<String>) ->
 
 #[cfg(test)]
 mod tests {
-    use crate::driver;
-    use crate::value::text::{format_value, parse_values};
-
-    fn compile(src: &str) -> (driver::Compiled, String) {
-        let c = driver::compile(src).unwrap_or_else(|d| panic!("{}", d[0].message));
-        if let Err(e) = crate::ir::validate::validate(&c.ir) {
-            panic!("invalid IR: {e}");
-        }
-        let ir = crate::ir::print::print_program(&c.ir);
-        (c, ir)
-    }
-
-    fn run(c: &driver::Compiled, entry: &str, args: &str) -> Result<String, String> {
-        let args = parse_values(args).expect("args");
-        driver::run_interp(c, entry, &args)
-            .map(|vs| vs.iter().map(format_value).collect::<Vec<_>>().join(" "))
-            .map_err(|d| d.message)
-    }
+    use super::super::testing::{compile, run};
 
     // `simplify` runs on programs with derivatives, so the tests take one.
 

@@ -16,6 +16,8 @@ mod copies;
 mod hoist;
 mod inline;
 mod replicated;
+#[cfg(test)]
+mod testing;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
 

@@ -74,23 +74,15 @@ fn body(b: &mut Body, reps: &HashMap<Var, Atom>, changed: &mut bool) {
 
 #[cfg(test)]
 mod tests {
-    use crate::driver;
-    use crate::value::text::{format_value, parse_values};
+    use super::super::testing::{compile, run};
 
     /// The adjoint of a sum is a replicated seed; the map reading it reads the seed instead.
     #[test]
     fn a_map_over_a_replicated_seed_reads_the_seed() {
-        let src =
-            "entry f (xs: []f64) (s: f64) = vjp (\\xs -> f64.sum (map (\\x -> x * x) xs)) xs s";
-        let c = driver::compile(src).unwrap_or_else(|d| panic!("{}", d[0].message));
-        if let Err(e) = crate::ir::validate::validate(&c.ir) {
-            panic!("invalid IR: {e}");
-        }
-        let ir = crate::ir::print::print_program(&c.ir);
+        let (c, ir) = compile(
+            "entry f (xs: []f64) (s: f64) = vjp (\\xs -> f64.sum (map (\\x -> x * x) xs)) xs s",
+        );
         assert!(!ir.contains("replicate("), "{ir}");
-        let args = parse_values("[1.0, 2.0] 3.0").expect("args");
-        let vs = driver::run_interp(&c, "f", &args).unwrap_or_else(|d| panic!("{}", d.message));
-        let out: Vec<String> = vs.iter().map(format_value).collect();
-        assert_eq!(out.join(" "), "[6.0f64, 12.0f64]");
+        assert_eq!(run(&c, "f", "[1.0, 2.0] 3.0").as_deref(), Ok("[6.0f64, 12.0f64]"));
     }
 }
