@@ -108,6 +108,23 @@ pub(crate) fn for_each_body(e: &Exp, f: &mut impl FnMut(&Body)) {
     }
 }
 
+/// `for_each_body`, for rewriting the bodies in place.
+pub(crate) fn for_each_body_mut(e: &mut Exp, f: &mut impl FnMut(&mut Body)) {
+    match e {
+        Exp::If { then_body, else_body, .. } => {
+            f(then_body);
+            f(else_body);
+        }
+        Exp::Loop { body, .. } => f(body),
+        Exp::Map { lam, .. }
+        | Exp::Reduce { lam, .. }
+        | Exp::Scan { lam, .. }
+        | Exp::Hist { lam, .. }
+        | Exp::Ad { lam, .. } => f(&mut lam.body),
+        _ => {}
+    }
+}
+
 fn body_has_ad(b: &Body) -> bool {
     b.stms.iter().any(|s| {
         let mut found = matches!(s.exp, Exp::Ad { .. });

@@ -124,18 +124,7 @@ fn rewrite(b: &mut Body, consumed: &HashSet<Var>, changed: &mut bool) {
                 *changed = true;
             }
         }
-        match &mut s.exp {
-            Exp::If { then_body, else_body, .. } => {
-                rewrite(then_body, consumed, changed);
-                rewrite(else_body, consumed, changed);
-            }
-            Exp::Loop { body, .. } => rewrite(body, consumed, changed),
-            Exp::Map { lam, .. }
-            | Exp::Reduce { lam, .. }
-            | Exp::Scan { lam, .. }
-            | Exp::Hist { lam, .. } => rewrite(&mut lam.body, consumed, changed),
-            _ => {}
-        }
+        crate::ad::for_each_body_mut(&mut s.exp, &mut |b| rewrite(b, consumed, changed));
     }
 }
 

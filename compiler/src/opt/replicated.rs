@@ -32,43 +32,30 @@ fn replicated_scalars(b: &Body, out: &mut HashMap<Var, Atom>) {
 
 fn body(b: &mut Body, reps: &HashMap<Var, Atom>, changed: &mut bool) {
     for s in &mut b.stms {
-        match &mut s.exp {
-            Exp::If { then_body, else_body, .. } => {
-                body(then_body, reps, changed);
-                body(else_body, reps, changed);
-            }
-            Exp::Loop { body: lb, .. } => body(lb, reps, changed),
-            Exp::Map { lam, arrs, .. } => {
-                body(&mut lam.body, reps, changed);
-                // Keep at least one array: a map needs one to iterate over.
-                let keep = arrs.iter().any(|a| !reps.contains_key(a));
-                if keep && arrs.iter().any(|a| reps.contains_key(a)) {
-                    let mut params = Vec::new();
-                    let mut kept = Vec::new();
-                    let mut binds = Vec::new();
-                    for (p, a) in std::mem::take(&mut lam.params).into_iter().zip(arrs.iter()) {
-                        match reps.get(a) {
-                            Some(v) => {
-                                binds.push(Stm { pat: vec![p], exp: Exp::Atom(*v), span: s.span })
-                            }
-                            None => {
-                                params.push(p);
-                                kept.push(*a);
-                            }
-                        }
-                    }
-                    lam.params = params;
-                    *arrs = kept;
-                    binds.append(&mut lam.body.stms);
-                    lam.body.stms = binds;
-                    *changed = true;
+        crate::ad::for_each_body_mut(&mut s.exp, &mut |b| body(b, reps, changed));
+        let Exp::Map { lam, arrs, .. } = &mut s.exp else { continue };
+        // Keep at least one array: a map needs one to iterate over.
+        let keep = arrs.iter().any(|a| !reps.contains_key(a));
+        if !keep || !arrs.iter().any(|a| reps.contains_key(a)) {
+            continue;
+        }
+        let mut params = Vec::new();
+        let mut kept = Vec::new();
+        let mut binds = Vec::new();
+        for (p, a) in std::mem::take(&mut lam.params).into_iter().zip(arrs.iter()) {
+            match reps.get(a) {
+                Some(v) => binds.push(Stm { pat: vec![p], exp: Exp::Atom(*v), span: s.span }),
+                None => {
+                    params.push(p);
+                    kept.push(*a);
                 }
             }
-            Exp::Reduce { lam, .. } | Exp::Scan { lam, .. } | Exp::Hist { lam, .. } => {
-                body(&mut lam.body, reps, changed)
-            }
-            _ => {}
         }
+        lam.params = params;
+        *arrs = kept;
+        binds.append(&mut lam.body.stms);
+        lam.body.stms = binds;
+        *changed = true;
     }
 }
 

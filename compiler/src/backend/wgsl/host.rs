@@ -603,27 +603,6 @@ impl HostGen<'_> {
     /// One invocation per element of the first result; each result of the statement with the
     /// same shape is written by the same kernel (a map's function runs once per element).
     fn tabulate(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
-        if let (true, Exp::Map { w, lam, arrs }) = (s.pat.is_empty(), &s.exp) {
-            // A map kept only for what may fail in its function (its results were dead): an
-            // invocation per element runs its checks.
-            let shape = match w {
-                Atom::Var(v) => vec![ir::Dim::Var(*v)],
-                Atom::Const(crate::prim::PrimValue::I64(c)) => vec![ir::Dim::Const(*c)],
-                Atom::Const(_) => return Err(internal(s.span, "a map's width")),
-            };
-            return self.launch(s, shape, Vec::new(), out, |gen, idx| {
-                let i = idx.first().cloned().unwrap_or_default();
-                for (p, a) in lam.params.iter().zip(arrs) {
-                    let v = match gen.var(*a)? {
-                        KVal::Arr(a) => gen.index(&a, std::slice::from_ref(&i))?,
-                        sc => sc,
-                    };
-                    gen.bind(p.var, v);
-                }
-                gen.body(&lam.body)?;
-                Ok(Vec::new())
-            });
-        }
         let mut groups: Vec<(Vec<ir::Dim>, Vec<usize>)> = Vec::new();
         for (k, p) in s.pat.iter().enumerate() {
             let Type::Array { shape, .. } = &p.ty else {
@@ -633,6 +612,16 @@ impl HostGen<'_> {
                 Some(g) => g.1.push(k),
                 None => groups.push((shape.clone(), vec![k])),
             }
+        }
+        if let (true, Exp::Map { w, .. }) = (groups.is_empty(), &s.exp) {
+            // A map kept only for what may fail in its function (its results were dead): an
+            // invocation per element runs its checks, which `only_results` keeps.
+            let d = match w {
+                Atom::Var(v) => ir::Dim::Var(*v),
+                Atom::Const(crate::prim::PrimValue::I64(c)) => ir::Dim::Const(*c),
+                Atom::Const(_) => return Err(internal(s.span, "a map's width")),
+            };
+            groups.push((vec![d], Vec::new()));
         }
         for (shape, ks) in groups {
             let ks2 = ks.clone();
