@@ -18,6 +18,10 @@ entry uneven (n: i64) : [n]i64 =
 def rows [k] (x: i64) (ys: [k]i64) : [k]i64 = map (\\y -> i64.sum (map (+ y) (iota x))) ys
 entry nested (n: i64) : [n][4]i64 = map (\\i -> rows (i % 5) (iota 4)) (iota n)
 entry fails (n: i64) (k: i64) : [n]i64 = map (\\i -> i64.sum (iota (i % 1000)) + (iota n)[k - i]) (iota n)
+-- Reductions of parallel maps: chunks of rows folded on the threads, then in order.
+entry summed (n: i64) : i64 = i64.sum (map (\\i -> i64.sum (map (\\j -> j * i) (iota (i % 97)))) (iota n))
+entry peak [n][m] (xss: [n][m]f32) : f32 = f32.maximum (map (\\xs -> f32.sum (map (* 2) xs)) xss)
+entry fails_summed (n: i64) (k: i64) : i64 = i64.sum (map (\\i -> i64.sum (iota (i % 1000)) + (iota n)[k - i]) (iota n))
 ";
 
 fn args(src: &str) -> Vec<Value> {
@@ -38,6 +42,11 @@ fn parallel_maps_agree_with_the_interpreter_on_any_number_of_threads() {
         ("matmul", format!("[{}] [{}]", rows(&a, 29), rows(&b, 13))),
         ("uneven", "1000i64".to_string()),
         ("nested", "300i64".to_string()),
+        ("summed", "1000i64".to_string()),
+        // Fewer rows than chunks, and none.
+        ("summed", "5i64".to_string()),
+        ("summed", "0i64".to_string()),
+        ("peak", format!("[{}]", rows(&a, 29))),
     ];
     for threads in [1, 2, 5] {
         let exec = Executor::with_threads(threads).unwrap();
@@ -60,11 +69,13 @@ fn an_error_on_any_thread_is_reported_with_its_span() {
     let exec = Executor::with_threads(4).unwrap();
     let mut loaded = exec.load(&m).unwrap();
     // k - i is out of bounds for the last iterations only (a worker's piece) or the first.
-    for input in ["3000i64 2900i64", "3000i64 4500i64"] {
-        let want = run_interp(&c, "fails", &args(input)).unwrap_err();
-        let got = loaded.run("fails", &args(input)).unwrap_err();
-        // The first failing iteration's error, as a serial run gives.
-        assert_eq!((&got.message, got.span), (&want.message, want.span), "{input}");
+    for entry in ["fails", "fails_summed"] {
+        for input in ["3000i64 2900i64", "3000i64 4500i64"] {
+            let want = run_interp(&c, entry, &args(input)).unwrap_err();
+            let got = loaded.run(entry, &args(input)).unwrap_err();
+            // The first failing iteration's error, as a serial run gives.
+            assert_eq!((&got.message, got.span), (&want.message, want.span), "{entry} {input}");
+        }
     }
     // The program still runs afterwards.
     let ok = loaded.run("fails", &args("10i64 9i64")).unwrap();

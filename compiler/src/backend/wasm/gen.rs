@@ -503,7 +503,7 @@ impl<'p> Gen<'p> {
             b.local_get(rec);
         }
         let id = fb.finish(args, &mut self.module.funcs);
-        let export = format!("entry.{}", ep.name);
+        let export = format!("{}{}", super::ENTRY_PREFIX, ep.name);
         self.module.exports.add(&export, id);
         Some(EntryAbi {
             name: ep.name.clone(),
@@ -1680,6 +1680,12 @@ impl<'p> Gen<'p> {
         self.assign(b, &[acc], neutral);
         let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
         let rps: Vec<LocalId> = rlam.params.iter().map(|p| self.bind(p, red.span)).collect();
+        if let Type::Prim(elem) = red.pat[0].ty {
+            if self.opts.threads && !self.in_par && super::par::heavy(&lam.body) {
+                let f = Fold { lam, arrs, ps: &ps, op: rlam, rps: &rps, acc, elem };
+                return self.par_redomap(b, wl, &f);
+            }
+        }
         let mut start = None;
         if let Some((op, l)) = super::simd::simple_reduce(rlam) {
             if let Some((nvec, Some(vacc))) =
@@ -1703,6 +1709,78 @@ impl<'p> Gen<'p> {
             g.assign(b, &[acc], &rlam.body.result);
             arena.restore(b, mark);
         });
+    }
+
+    /// The parallel form of [`Gen::redomap`], for a map worth running in parallel: its rows are
+    /// cut into [`SUM_CHUNKS`] chunks, the threads fold each chunk into a partial result of its
+    /// own, and the partial results of the chunks with rows are folded in order afterwards. The
+    /// chunks do not depend on the number of threads, and neither does the result.
+    fn par_redomap(&mut self, b: &mut InstrSeqBuilder, wl: LocalId, f: &Fold) {
+        let chunks = self.tmp(ValType::I64);
+        b.i64_const(SUM_CHUNKS).local_set(chunks);
+        let parts = self.alloc_elems(b, chunks, f.elem);
+        let arena = self.arena;
+        // One step of the fold: `acc <- acc op (the result of f's body)`, then the arena back.
+        let step = |g: &mut Self,
+                    b: &mut InstrSeqBuilder,
+                    acc: LocalId,
+                    x: &dyn Fn(&mut Self, &mut InstrSeqBuilder)| {
+            b.local_get(acc).local_set(f.rps[0]);
+            x(g, b);
+            b.local_set(f.rps[1]);
+            g.body(b, &f.op.body);
+            g.assign(b, &[acc], &f.op.body.result);
+        };
+        self.par_loop(b, chunks, |g, b, c| {
+            let (lo, hi) = g.chunk_bounds(b, c, wl, chunks);
+            let acc = g.tmp(val_type(f.elem));
+            b.local_get(f.acc).local_set(acc);
+            g.for_step(b, Some(lo), hi, 1, |g, b, j| {
+                let mark = arena.mark(&mut g.module, b);
+                for (p, a) in f.ps.iter().zip(f.arrs) {
+                    g.bind_row(b, *p, *a, j);
+                }
+                g.body(b, &f.lam.body);
+                step(g, b, acc, &|g, b| g.push_atom(b, &f.lam.body.result[0]));
+                arena.restore(b, mark);
+            });
+            g.elem_addr(b, parts, c, f.elem);
+            b.local_get(acc);
+            g.store(b, f.elem);
+        });
+        // `acc` holds the neutral element; chunks without rows (fewer rows than chunks) are
+        // skipped.
+        self.for_step(b, None, chunks, 1, |g, b, c| {
+            let (lo, hi) = g.chunk_bounds(b, c, wl, chunks);
+            b.local_get(lo).local_get(hi).binop(B::I64LtS);
+            let nonempty = {
+                let mut t = b.dangling_instr_seq(None);
+                step(g, &mut t, f.acc, &|g, b| {
+                    g.elem_addr(b, parts, c, f.elem);
+                    g.load(b, f.elem);
+                });
+                t.id()
+            };
+            let empty = b.dangling_instr_seq(None).id();
+            b.instr(walrus::ir::IfElse { consequent: nonempty, alternative: empty });
+        });
+    }
+
+    /// The rows `[lo, hi)` of chunk `c` of `chunks` over `w` rows: `[c * w / chunks, (c + 1) *
+    /// w / chunks)`.
+    fn chunk_bounds(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        c: LocalId,
+        w: LocalId,
+        chunks: LocalId,
+    ) -> (LocalId, LocalId) {
+        let (lo, hi) = (self.tmp(ValType::I64), self.tmp(ValType::I64));
+        b.local_get(c).local_get(w).binop(B::I64Mul).local_get(chunks).binop(B::I64DivS);
+        b.local_set(lo);
+        b.local_get(c).i64_const(1).binop(B::I64Add).local_get(w).binop(B::I64Mul);
+        b.local_get(chunks).binop(B::I64DivS).local_set(hi);
+        (lo, hi)
     }
 
     /// The map `s` whose results `sums` (result index, index of the reducing statement in
@@ -1754,15 +1832,8 @@ impl<'p> Gen<'p> {
         }
         let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
         let arena = self.arena;
-        // The rows of chunk `c` are [c * w / chunks, (c + 1) * w / chunks).
-        let bounds = |g: &mut Self, b: &mut InstrSeqBuilder, c: LocalId| {
-            let (lo, hi) = (g.tmp(ValType::I64), g.tmp(ValType::I64));
-            b.local_get(c).local_get(wl).binop(B::I64Mul).local_get(chunks).binop(B::I64DivS);
-            b.local_set(lo);
-            b.local_get(c).i64_const(1).binop(B::I64Add).local_get(wl).binop(B::I64Mul);
-            b.local_get(chunks).binop(B::I64DivS).local_set(hi);
-            (lo, hi)
-        };
+        let bounds =
+            |g: &mut Self, b: &mut InstrSeqBuilder, c: LocalId| g.chunk_bounds(b, c, wl, chunks);
         let chunk = |g: &mut Self, b: &mut InstrSeqBuilder, c: LocalId| {
             let (lo, hi) = bounds(g, b, c);
             g.for_step(b, Some(lo), hi, 1, |g, b, j| {
@@ -2176,6 +2247,19 @@ fn summed_results(body: &Body, k: usize) -> Vec<(usize, usize)> {
 /// How many sums a map summed in parallel keeps per result (`Gen::map_summed`): chunks of its
 /// rows, which the threads share out.
 const SUM_CHUNKS: i64 = 16;
+
+/// A `reduce op ne (map f arrs)` being generated: `f` with its parameters' locals `ps`, the
+/// operator `op` with its parameters' locals `rps`, and the accumulator `acc`, which holds the
+/// neutral element to start with.
+struct Fold<'a> {
+    lam: &'a Lambda,
+    arrs: &'a [Var],
+    ps: &'a [LocalId],
+    op: &'a Lambda,
+    rps: &'a [LocalId],
+    acc: LocalId,
+    elem: PrimType,
+}
 
 /// The scalar function `f` of an operator `\a b -> map2 (... (map2 f)) a b` on arrays of
 /// scalars: applied to the elements of two arrays of the same shape, in place of the nest.

@@ -47,6 +47,8 @@ pub const MAX_ERR_ARGS: u32 = 96;
 pub const CONST_POOL: u32 = 1024;
 /// The first byte of the arena.
 pub const HEAP_BASE: u32 = 4096;
+/// What an entry point's export is named: this prefix, then the entry point's name.
+pub const ENTRY_PREFIX: &str = "entry.";
 
 /// The value of the `err_code` global after a trap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

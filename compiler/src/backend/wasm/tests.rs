@@ -120,6 +120,13 @@ entry flat (xs: []f32) : []f32 = map (* 2) xs
     assert!(wat.contains("(import \"threads\" \"par_for\""), "{wat}");
     assert!(wat.contains("(export \"par.0\"") && !wat.contains("\"par.1\""), "{wat}");
     assert!(wat.contains("(export \"reset_thread\""), "{wat}");
+    // A reduction of such a map: its chunks too.
+    let c2 = driver::compile(
+        "entry total [n][m] (xss: [n][m]f32) : f32 = f32.sum (map (\\xs -> f32.sum (map (* 2) xs)) xss)",
+    )
+    .unwrap();
+    let m = compile(&c2.ir, &Options { threads: true, ..Options::default() }).unwrap();
+    assert!(to_wat(&m.bytes).unwrap().contains("(export \"par.0\""));
     // Without threads: no imports of either.
     let m = compile(&c.ir, &Options::default()).unwrap();
     let wat = to_wat(&m.bytes).unwrap();
