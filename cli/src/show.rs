@@ -1,4 +1,4 @@
-//! `ogham show STAGE FILE`: print one stage of the pipeline (a stage not built yet says so).
+//! `ogham show STAGE FILE`: print one stage of the pipeline.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,17 +13,17 @@ pub struct Args {
     stage: String,
     /// The program.
     file: PathBuf,
-    /// Only this entry point and what it calls (for `ad`).
+    /// Only this entry point and what it calls (for `ad` and `opt`).
     #[arg(short = 'e', long = "entry")]
     entry: Option<String>,
     /// Type-check without AUTOMAP (every map and rep must be explicit).
     #[arg(long)]
     no_automap: bool,
-    /// For `ad`: the reverse-mode derivative (vjp) of each entry point, or of `-e ENTRY`, with
+    /// For `ad` and `opt`: the reverse-mode derivative (vjp) of each entry point, or of `-e ENTRY`, with
     /// respect to all of its parameters.
     #[arg(long, conflicts_with = "jvp")]
     vjp: bool,
-    /// For `ad`: the forward-mode derivative (jvp) of each entry point, or of `-e ENTRY`.
+    /// For `ad` and `opt`: the forward-mode derivative (jvp) of each entry point, or of `-e ENTRY`.
     #[arg(long)]
     jvp: bool,
 }
@@ -34,10 +34,6 @@ pub fn main(args: &Args) -> ExitCode {
         eprintln!("ogham: unknown stage `{}` (stages: {})", args.stage, names.join(", "));
         return ExitCode::FAILURE;
     };
-    if !stage.available() {
-        eprintln!("ogham: stage `{}` is not available yet", stage.name());
-        return ExitCode::FAILURE;
-    }
     let name = args.file.display().to_string();
     let src = match crate::source::read(&args.file) {
         Ok(s) => s,
@@ -46,8 +42,8 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if (args.vjp || args.jvp) && stage != Stage::Ad {
-        eprintln!("ogham: --vjp and --jvp apply to `show ad` only");
+    if (args.vjp || args.jvp) && !matches!(stage, Stage::Ad | Stage::Opt) {
+        eprintln!("ogham: --vjp and --jvp apply to `show ad` and `show opt` only");
         return ExitCode::FAILURE;
     }
     let derivative = match (args.vjp, args.jvp) {

@@ -87,48 +87,14 @@ fn collect_calls(b: &Body, out: &mut Vec<usize>) {
         if let Exp::Apply { fun, .. } = &s.exp {
             out.push(*fun);
         }
-        for_each_body(&s.exp, &mut |b| collect_calls(b, out));
-    }
-}
-
-/// Calls `f` on each body directly inside `e`.
-pub(crate) fn for_each_body(e: &Exp, f: &mut impl FnMut(&Body)) {
-    match e {
-        Exp::If { then_body, else_body, .. } => {
-            f(then_body);
-            f(else_body);
-        }
-        Exp::Loop { body, .. } => f(body),
-        Exp::Map { lam, .. }
-        | Exp::Reduce { lam, .. }
-        | Exp::Scan { lam, .. }
-        | Exp::Hist { lam, .. }
-        | Exp::Ad { lam, .. } => f(&lam.body),
-        _ => {}
-    }
-}
-
-/// `for_each_body`, for rewriting the bodies in place.
-pub(crate) fn for_each_body_mut(e: &mut Exp, f: &mut impl FnMut(&mut Body)) {
-    match e {
-        Exp::If { then_body, else_body, .. } => {
-            f(then_body);
-            f(else_body);
-        }
-        Exp::Loop { body, .. } => f(body),
-        Exp::Map { lam, .. }
-        | Exp::Reduce { lam, .. }
-        | Exp::Scan { lam, .. }
-        | Exp::Hist { lam, .. }
-        | Exp::Ad { lam, .. } => f(&mut lam.body),
-        _ => {}
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| collect_calls(b, out));
     }
 }
 
 fn body_has_ad(b: &Body) -> bool {
     b.stms.iter().any(|s| {
         let mut found = matches!(s.exp, Exp::Ad { .. });
-        for_each_body(&s.exp, &mut |b| found |= body_has_ad(b));
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| found |= body_has_ad(b));
         found
     })
 }

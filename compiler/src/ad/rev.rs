@@ -18,6 +18,12 @@ use crate::prim::{IntType, PrimType};
 pub struct Adjs {
     pub m: HashMap<Var, Atom>,
     pub owned: HashSet<Var>,
+    /// Array adjoints made of zeros and updated since only at constant indices: the adjoint
+    /// variable they describe, and those indices. A read `x[k]` at another constant index (not
+    /// a row or element of one of them, nor containing one) adds
+    /// its adjoint to a slot still zero, so it is stored there, not added to the slot's zeros
+    /// (the gates of a stacked weight tensor `w[0]`, ..., `w[3]`).
+    pub zero_slots: HashMap<Var, (Var, Vec<Vec<i64>>)>,
 }
 
 impl Ad {
@@ -354,13 +360,33 @@ impl Ad {
             Exp::Index { arr, idx } => {
                 let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
                 let ty = self.ty(v)?;
+                let k = const_index(idx);
+                let fresh = !adjs.m.contains_key(arr);
+                let slots = match (&k, adjs.zero_slots.remove(arr)) {
+                    (Some(_), _) if fresh => Some(Vec::new()),
+                    (Some(k), Some((at, slots)))
+                        if adjs.m.get(arr) == Some(&Atom::Var(at))
+                            && !slots.iter().any(|w| w.starts_with(k) || k.starts_with(w)) =>
+                    {
+                        Some(slots)
+                    }
+                    _ => None,
+                };
                 let a = self.owned_adj(adjs, *arr)?;
-                let cur = self.let1("cur", ty.clone(), Exp::Index { arr: a, idx: idx.clone() });
-                let new = self.add_vals(&ty, Atom::Var(cur), yb)?;
+                let new = if slots.is_some() {
+                    yb
+                } else {
+                    let cur = self.let1("cur", ty.clone(), Exp::Index { arr: a, idx: idx.clone() });
+                    self.add_vals(&ty, Atom::Var(cur), yb)?
+                };
                 let aty = self.ty(*arr)?;
                 let upd =
                     self.let1("adj", aty, Exp::Update { arr: a, idx: idx.clone(), value: new });
                 adjs.m.insert(*arr, Atom::Var(upd));
+                if let (Some(mut slots), Some(k)) = (slots, k) {
+                    slots.push(k);
+                    adjs.zero_slots.insert(*arr, (upd, slots));
+                }
             }
             Exp::Update { arr, idx, value } => {
                 let (Some(v), Some(yb)) = (p0, ybar) else { return Ok(()) };
@@ -1060,4 +1086,14 @@ fn only_gathers(b: &Body, a: Var) -> bool {
     }
     let mut reads = 0;
     go(b, a, &mut reads) && reads > 0
+}
+
+/// The indices of `x[i, j, ...]` when all are integer constants.
+fn const_index(idx: &[DimIndex]) -> Option<Vec<i64>> {
+    idx.iter()
+        .map(|d| match d {
+            DimIndex::Fix(Atom::Const(c)) => c.as_i128().and_then(|k| i64::try_from(k).ok()),
+            _ => None,
+        })
+        .collect()
 }

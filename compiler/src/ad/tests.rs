@@ -295,3 +295,20 @@ fn gathers_in_branches_and_of_rows_are_sparse() {
          [0.0f64, 0.0f64, 0.0f64]]"
     );
 }
+
+/// Reads of distinct constant rows of an array (the gates of a stacked weight tensor) store
+/// their adjoints in the rows, which are still zero, instead of adding them to those zeros; a
+/// row read twice adds its second adjoint.
+#[test]
+fn adjoints_of_distinct_constant_rows_are_stored_not_added() {
+    let src = "entry g (w: [3][2]f64) =
+  vjp (\\w -> f64.sum w[0] + 2 * f64.sum w[2] + 3 * w[0][1]) w 1";
+    let c = driver::compile(src).unwrap_or_else(|d| panic!("{}", d[0].message));
+    let ir = crate::ir::print::print_program(&c.ir);
+    // Only `w[0][1]`, whose row `w[0]` was written, reads the adjoint back.
+    assert_eq!(ir.matches("let cur_").count(), 1, "{ir}");
+    assert_eq!(
+        run(src, "g", "[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]"),
+        "[[1.0f64, 4.0f64],\n [0.0f64, 0.0f64],\n [2.0f64, 2.0f64]]"
+    );
+}

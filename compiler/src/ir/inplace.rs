@@ -14,10 +14,10 @@
 //!   that can alias, such as slicing, reshaping, `if`, a loop or a call) is mentioned after `S`
 //!   in `B` or returned by `B`, and `S` mentions `d` only as its destination.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::lower::rewrite::walk_vars_exp;
-use super::{Atom, Body, Exp, Program, Stm, Var};
+use super::{Atom, Body, DimIndex, Exp, Program, Stm, Type, Var};
 
 /// The first pattern variable of every statement that may update its destination in place.
 pub fn in_place(prog: &Program) -> HashSet<Var> {
@@ -65,6 +65,86 @@ fn walk(sc: &Scope, out: &mut HashSet<Var>) {
         let Some(first) = s.pat.first() else { continue };
         if dests.iter().all(|d| owned(sc, i, *d) && dead_after(sc.body, i, *d)) {
             out.insert(first.var);
+        }
+    }
+}
+
+/// Where a map's array result may be computed: straight into the slot `arr[idx]` that a later
+/// in-place update stores it in, so the update need not copy it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slot {
+    pub arr: Var,
+    pub idx: Vec<Atom>,
+}
+
+/// The array results of `map`s that may be computed in their slot: a result `v` of a `map` at
+/// statement `m` of a body, stored by a later statement `u` of the same body, `x with [i, ...] =
+/// v`, that updates `x` in place ([`in_place`]), when
+/// * `v` is mentioned nowhere else (it dies at `u`), and has the slot's type;
+/// * `x` and the indices exist when the map runs (bound before `m`, or outside the body), and
+///   the indices are single positions, so the slot is one contiguous block;
+/// * nothing from the map to the update (the map's function included) mentions `x` or
+///   anything sharing its memory, so writing the slot early changes nothing another statement
+///   reads.
+///
+/// A backend must still check the indices when the map runs (out of bounds, the update fails
+/// later with its own message) and skip the update's copy only when the two are one block.
+pub fn slot_results(prog: &Program, in_place: &HashSet<Var>) -> HashMap<Var, Slot> {
+    let mut out = HashMap::new();
+    for f in &prog.funs {
+        slots_in(&f.body, in_place, &mut out);
+    }
+    out
+}
+
+fn slots_in(b: &Body, in_place: &HashSet<Var>, out: &mut HashMap<Var, Slot>) {
+    for s in &b.stms {
+        super::lower::rewrite::for_each_body(&s.exp, &mut |inner| slots_in(inner, in_place, out));
+    }
+    for (u, s) in b.stms.iter().enumerate() {
+        let Exp::Update { arr, idx, value: Atom::Var(v) } = &s.exp else { continue };
+        if !s.pat.first().is_some_and(|p| in_place.contains(&p.var)) {
+            continue;
+        }
+        let Some(m) = b.stms[..u].iter().position(|t| t.pat.iter().any(|p| p.var == *v)) else {
+            continue;
+        };
+        let Exp::Map { .. } = b.stms[m].exp else { continue };
+        let Some(idx) = idx
+            .iter()
+            .map(|d| match d {
+                DimIndex::Fix(a) => Some(*a),
+                DimIndex::Slice { .. } => None,
+            })
+            .collect::<Option<Vec<Atom>>>()
+        else {
+            continue;
+        };
+        let bound_between: HashSet<Var> =
+            b.stms[m..u].iter().flat_map(|t| t.pat.iter().map(|p| p.var)).collect();
+        let late = |a: &Atom| matches!(a, Atom::Var(x) if bound_between.contains(x));
+        if bound_between.contains(arr) || idx.iter().any(late) {
+            continue;
+        }
+        let vty = b.stms[m].pat.iter().find(|p| p.var == *v).map(|p| &p.ty);
+        let slot_ty = match b.stms[u].pat.first().map(|p| &p.ty) {
+            Some(Type::Array { elem, shape }) if shape.len() > idx.len() => {
+                Some(Type::Array { elem: *elem, shape: shape[idx.len()..].to_vec() })
+            }
+            _ => None,
+        };
+        if slot_ty.is_none() || vty != slot_ty.as_ref() {
+            continue;
+        }
+        let dies = mentions_any(s, &HashSet::from([*v])) == 1
+            && b.stms[m + 1..u]
+                .iter()
+                .chain(&b.stms[u + 1..])
+                .all(|t| mentions_any(t, &HashSet::from([*v])) == 0)
+            && !b.result.contains(&Atom::Var(*v));
+        let shared = aliases(b, 0, *arr, m);
+        if dies && b.stms[m..u].iter().all(|t| mentions_any(t, &shared) == 0) {
+            out.insert(*v, Slot { arr: *arr, idx });
         }
     }
 }
@@ -199,6 +279,31 @@ mod tests {
         let src = "entry h [n] (k: i64) (is: [n]i64) : []i32 = hist (+) 0 k is (replicate n 1)
                    entry s [n] (is: [n]i64) (vs: [n]f32) : []f32 = scatter (replicate 10 0f32) is vs";
         assert_eq!(count(src), 2);
+    }
+
+    fn slots(src: &str) -> usize {
+        let c = crate::driver::compile(src).unwrap_or_else(|d| panic!("{d:?}"));
+        slot_results(&c.ir, &in_place(&c.ir)).len()
+    }
+
+    #[test]
+    fn a_map_stored_by_an_in_place_update_is_computed_in_its_slot() {
+        let src = "entry main (k: i64) : [4][3]i64 =
+                     let z = replicate 4 (replicate 3 0i64)
+                     in z with [k] = map (+ 1) (iota 3)";
+        assert_eq!(slots(src), 1);
+        // The map reads the array it is stored into: computing it in place would change what
+        // it reads.
+        let reads = "entry main (k: i64) : [4][3]i64 =
+                       let z = map (\\i -> replicate 3 i) (iota 4)
+                       in z with [k] = map (\\j -> z[0][j] + 1) (iota 3)";
+        assert_eq!(slots(reads), 0);
+        // The map's result is used again.
+        let again = "entry main (k: i64) : ([4][3]i64, [3]i64) =
+                       let z = replicate 4 (replicate 3 0i64)
+                       let v = map (+ 1) (iota 3)
+                       in (z with [k] = copy v, v)";
+        assert_eq!(slots(again), 0);
     }
 
     #[test]

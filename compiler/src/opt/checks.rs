@@ -43,7 +43,7 @@ fn replicates(b: &Body, out: &mut HashMap<Var, (usize, Atom)>) {
         if let ([p], Exp::Replicate { shape, value }) = (s.pat.as_slice(), &s.exp) {
             out.insert(p.var, (shape.len(), *value));
         }
-        crate::ad::for_each_body(&s.exp, &mut |b| replicates(b, out));
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| replicates(b, out));
     }
 }
 

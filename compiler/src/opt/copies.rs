@@ -124,7 +124,9 @@ fn rewrite(b: &mut Body, consumed: &HashSet<Var>, changed: &mut bool) {
                 *changed = true;
             }
         }
-        crate::ad::for_each_body_mut(&mut s.exp, &mut |b| rewrite(b, consumed, changed));
+        crate::ir::lower::rewrite::for_each_body_mut(&mut s.exp, &mut |b| {
+            rewrite(b, consumed, changed)
+        });
     }
 }
 

@@ -73,7 +73,7 @@ fn reads(b: &Body, v: Var) -> usize {
             }
             _ => 0,
         };
-        crate::ad::for_each_body(&s.exp, &mut |b| n += reads(b, v));
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| n += reads(b, v));
     }
     n
 }

@@ -29,7 +29,7 @@ pub fn inline_map_calls(prog: &mut Program) {
 fn calls(b: &Body) -> bool {
     b.stms.iter().any(|s| {
         let mut found = matches!(s.exp, Exp::Apply { .. });
-        crate::ad::for_each_body(&s.exp, &mut |b| found |= calls(b));
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| found |= calls(b));
         found
     })
 }

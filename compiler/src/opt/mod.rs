@@ -21,6 +21,17 @@ mod testing;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
 
+/// The program that the backends compile: `prog` (after AD and `simplify`) with maps that only
+/// call a small function given its body (so the loops inside are vectorised, and
+/// matrix-product nests are found, at the map) and transposes of arrays bound outside a map made
+/// once before it (`ogham show opt` prints it).
+pub fn for_backends(prog: &Program) -> Program {
+    let mut prog = prog.clone();
+    inline_map_calls(&mut prog);
+    hoist_map_invariants(&mut prog);
+    prog
+}
+
 /// Simplify every function of `prog` in place.
 pub fn simplify(prog: &mut Program) {
     for f in &mut prog.funs {
@@ -84,7 +95,7 @@ fn collect_copies(
                 out.insert(p.var, *w);
             }
         }
-        crate::ad::for_each_body(&s.exp, &mut |b| collect_copies(b, types, out));
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| collect_copies(b, types, out));
     }
 }
 

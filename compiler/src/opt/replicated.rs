@@ -26,13 +26,13 @@ fn replicated_scalars(b: &Body, out: &mut HashMap<Var, Atom>) {
                 out.insert(p.var, *value);
             }
         }
-        crate::ad::for_each_body(&s.exp, &mut |b| replicated_scalars(b, out));
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| replicated_scalars(b, out));
     }
 }
 
 fn body(b: &mut Body, reps: &HashMap<Var, Atom>, changed: &mut bool) {
     for s in &mut b.stms {
-        crate::ad::for_each_body_mut(&mut s.exp, &mut |b| body(b, reps, changed));
+        crate::ir::lower::rewrite::for_each_body_mut(&mut s.exp, &mut |b| body(b, reps, changed));
         let Exp::Map { lam, arrs, .. } = &mut s.exp else { continue };
         // Keep at least one array: a map needs one to iterate over.
         let keep = arrs.iter().any(|a| !reps.contains_key(a));

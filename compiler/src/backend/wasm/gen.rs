@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use crate::ir::inplace::Slot;
+
 use walrus::ir::{BinaryOp as B, UnaryOp as U};
 use walrus::{
     ConstExpr, FunctionBuilder, FunctionId, InstrSeqBuilder, LocalId, MemoryId, Module,
@@ -54,6 +56,9 @@ pub(super) struct Gen<'p> {
     dests: HashMap<Var, LocalId>,
     /// The results written at their destination, which need no copy.
     placed: std::collections::HashSet<Var>,
+    /// Map results computed straight into the slot of the array that an in-place update later
+    /// stores them in (`ir::inplace::slot_results`).
+    slots: HashMap<Var, Slot>,
     /// Array `reduce`s whose rows a map summed as it computed them (`map_summed`): the
     /// reduction's result variable, the local holding the sum's address, and its element count
     /// and type.
@@ -104,6 +109,7 @@ pub(super) fn generate(
 
     let (arena, alloc_fn) = super::arena::build(&mut module, mem, err_code, err_site, opts.threads);
 
+    let in_place = crate::ir::inplace::in_place(prog);
     let mut g = Gen {
         prog,
         opts: *opts,
@@ -123,7 +129,8 @@ pub(super) fn generate(
         helpers: HashMap::new(),
         vars: HashMap::new(),
         pending: None,
-        in_place: crate::ir::inplace::in_place(prog),
+        slots: crate::ir::inplace::slot_results(prog, &in_place),
+        in_place,
         here_in_place: false,
         dests: HashMap::new(),
         placed: Default::default(),
@@ -342,6 +349,87 @@ impl<'p> Gen<'p> {
         b.local_get(n);
         self.elems_to_bytes(b, elem);
         b.memory_copy(self.mem, self.mem);
+    }
+
+    /// Fill `out` (`total` = `n * m` elements) with `n` copies of `value`, a scalar (`m` = 1)
+    /// or an array of `m` elements: zero bits by `memory.fill`, anything else by storing the
+    /// first copy and then copying what is filled onto the rest, doubling it each time (about
+    /// log2 n copies at memcpy speed, instead of one store per element).
+    #[allow(clippy::too_many_arguments)]
+    fn fill(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        out: LocalId,
+        value: &Atom,
+        n: LocalId,
+        m: LocalId,
+        total: LocalId,
+        t: PrimType,
+    ) {
+        let zero_bits = match value {
+            Atom::Const(c) => match c.as_f64() {
+                Some(x) if matches!(t, PrimType::Float(_)) => x.to_bits() == 0,
+                _ => c.as_i128() == Some(0) || c.as_bool() == Some(false),
+            },
+            Atom::Var(_) => false,
+        };
+        if zero_bits {
+            b.local_get(out).i32_const(0).local_get(total);
+            self.elems_to_bytes(b, t);
+            b.memory_fill(self.mem);
+            return;
+        }
+        b.local_get(n).i64_const(0).binop(B::I64GtS);
+        let then = {
+            let mut f = b.dangling_instr_seq(None);
+            match value {
+                Atom::Var(v) if self.var_type(*v).rank() > 0 => {
+                    let src = self.local(*v);
+                    self.copy_elems(
+                        &mut f,
+                        |f| {
+                            f.local_get(out);
+                        },
+                        |f| {
+                            f.local_get(src);
+                        },
+                        m,
+                        t,
+                    );
+                }
+                _ => {
+                    f.local_get(out);
+                    self.push_atom(&mut f, value);
+                    self.store(&mut f, t);
+                }
+            }
+            // `done` elements filled; copy min(done, total - done) more after them.
+            let (done, more) = (self.tmp(ValType::I64), self.tmp(ValType::I64));
+            f.local_get(m).local_set(done);
+            f.block(None, |blk| {
+                let exit = blk.id();
+                blk.loop_(None, |lp| {
+                    let top = lp.id();
+                    lp.local_get(done).local_get(total).binop(B::I64GeS).br_if(exit);
+                    lp.local_get(total).local_get(done).binop(B::I64Sub).local_tee(more);
+                    lp.local_get(done).local_get(more).local_get(done).binop(B::I64LtS);
+                    lp.select(None).local_set(more);
+                    self.copy_elems(
+                        lp,
+                        |lp| self.elem_addr(lp, out, done, t),
+                        |lp| {
+                            lp.local_get(out);
+                        },
+                        more,
+                        t,
+                    );
+                    lp.local_get(done).local_get(more).binop(B::I64Add).local_set(done).br(top);
+                });
+            });
+            f.id()
+        };
+        let none = b.dangling_instr_seq(None).id();
+        b.instr(walrus::ir::IfElse { consequent: then, alternative: none });
     }
 
     /// A shape as a message fragment `[{}][{}]` with its values.
@@ -640,31 +728,7 @@ impl<'p> Gen<'p> {
                 let m = self.product(b, &inner);
                 let total = self.product(b, &[n, m]);
                 let out = self.alloc_elems(b, total, t);
-                let value = *value;
-                let is_arr = matches!(value, Atom::Var(v) if self.var_type(v).rank() > 0);
-                self.for_range(b, n, |g, b, j| {
-                    if is_arr {
-                        let off = g.tmp(ValType::I64);
-                        b.local_get(j).local_get(m).binop(B::I64Mul).local_set(off);
-                        let src = match value {
-                            Atom::Var(v) => g.local(v),
-                            Atom::Const(_) => return,
-                        };
-                        g.copy_elems(
-                            b,
-                            |b| g.elem_addr(b, out, off, t),
-                            |b| {
-                                b.local_get(src);
-                            },
-                            m,
-                            t,
-                        );
-                    } else {
-                        g.elem_addr(b, out, j, t);
-                        g.push_atom(b, &value);
-                        g.store(b, t);
-                    }
-                });
+                self.fill(b, out, value, n, m, total, t);
                 b.local_get(out);
                 set_one(b);
             }
@@ -968,6 +1032,17 @@ impl<'p> Gen<'p> {
             });
             return;
         }
+        if idx.iter().all(|d| matches!(d, DimIndex::Fix(_))) {
+            // A row (or a block of rows' rows) is contiguous: the result points into `arr`
+            // instead of copying it. Arrays change only by in-place updates, which
+            // `ir::inplace` allows only when nothing derived from the array by indexing is
+            // used afterwards.
+            self.walk(b, &ixs, &st, zero, &mut |g, b, off| {
+                g.elem_addr(b, base, off, elem);
+                b.local_set(res);
+            });
+            return;
+        }
         let rshape = pat_params.first().map(|p| match &p.ty {
             Type::Array { shape, .. } => shape.clone(),
             Type::Prim(_) => Vec::new(),
@@ -1043,14 +1118,34 @@ impl<'p> Gen<'p> {
             };
             let cursor = self.tmp(ValType::I64);
             b.i64_const(0).local_set(cursor);
+            // A value computed in its slot (`slot_addr`) is there already, unless the indices
+            // were out of bounds (then the checks above have failed) .
+            let in_slot =
+                matches!(value, Atom::Var(v) if self.here_in_place && self.slots.contains_key(&v));
             self.walk(b, &ixs, &st, zero, &mut |g, b, off| {
-                g.copy_elems(
-                    b,
-                    |b| g.elem_addr(b, out, off, elem),
-                    |b| g.elem_addr(b, src, cursor, elem),
-                    block,
-                    elem,
-                );
+                let copy = |g: &mut Self, b: &mut InstrSeqBuilder| {
+                    g.copy_elems(
+                        b,
+                        |b| g.elem_addr(b, out, off, elem),
+                        |b| g.elem_addr(b, src, cursor, elem),
+                        block,
+                        elem,
+                    );
+                };
+                if in_slot {
+                    g.elem_addr(b, out, off, elem);
+                    g.elem_addr(b, src, cursor, elem);
+                    b.binop(B::I32Ne);
+                    let differ = {
+                        let mut t = b.dangling_instr_seq(None);
+                        copy(g, &mut t);
+                        t.id()
+                    };
+                    let same = b.dangling_instr_seq(None).id();
+                    b.instr(walrus::ir::IfElse { consequent: differ, alternative: same });
+                } else {
+                    copy(g, b);
+                }
                 b.local_get(cursor).local_get(block).binop(B::I64Add).local_set(cursor);
             });
         }
@@ -1559,13 +1654,58 @@ impl<'p> Gen<'p> {
                         self.placed.insert(p.var);
                         at
                     }
-                    None => self.alloc_elems(b, n, elem),
+                    None => match self.slots.get(&p.var).cloned() {
+                        Some(slot) => self.slot_addr(b, &slot, n, elem),
+                        None => self.alloc_elems(b, n, elem),
+                    },
                 };
                 b.local_get(out).local_set(*l);
                 let row = (ds.len() > 1).then(|| self.product(b, &ds[1..]));
                 (out, row, elem)
             })
             .collect()
+    }
+
+    /// Where a map result with a slot (`slots`) is computed: the slot's address if its indices
+    /// are in bounds, else a fresh block of `n` elements (the update then fails with its
+    /// message, after the map, as without the slot).
+    fn slot_addr(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        slot: &Slot,
+        n: LocalId,
+        elem: PrimType,
+    ) -> LocalId {
+        let base = self.local(slot.arr);
+        let shape = self.shape(slot.arr);
+        let dims = self.dim_locals(b, &shape);
+        let (off, ok) = (self.tmp(ValType::I64), self.tmp(ValType::I32));
+        b.i64_const(0).local_set(off).i32_const(1).local_set(ok);
+        for (k, d) in slot.idx.iter().zip(&dims) {
+            let k = self.i64_local(b, k);
+            // 0 <= k < d, as one unsigned comparison.
+            b.local_get(k).local_get(*d).binop(B::I64LtU).local_get(ok).binop(B::I32And);
+            b.local_set(ok);
+            b.local_get(off).local_get(*d).binop(B::I64Mul).local_get(k).binop(B::I64Add);
+            b.local_set(off);
+        }
+        b.local_get(off).local_get(n).binop(B::I64Mul).local_set(off);
+        let at = self.tmp(ValType::I32);
+        b.local_get(ok);
+        let inside = {
+            let mut t = b.dangling_instr_seq(None);
+            self.elem_addr(&mut t, base, off, elem);
+            t.local_set(at);
+            t.id()
+        };
+        let outside = {
+            let mut t = b.dangling_instr_seq(None);
+            let fresh = self.alloc_elems(&mut t, n, elem);
+            t.local_get(fresh).local_set(at);
+            t.id()
+        };
+        b.instr(walrus::ir::IfElse { consequent: inside, alternative: outside });
+        at
     }
 
     #[allow(clippy::too_many_arguments)]

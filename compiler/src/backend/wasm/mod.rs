@@ -126,12 +126,7 @@ impl Default for Options {
 /// Compile a program. Constructs the backend does not support yet are `unsupported: ...`
 /// errors at their spans.
 pub fn compile(prog: &ir::Program, opts: &Options) -> Result<WasmModule, Vec<Diagnostic>> {
-    // A map whose function only calls a small function gets the function's body, so the loops
-    // inside are vectorised (and matrix-product-shaped ones register-blocked) at the map.
-    let mut prog = prog.clone();
-    crate::opt::inline_map_calls(&mut prog);
-    // A transpose of an array bound outside a map is made once, not once per element.
-    crate::opt::hoist_map_invariants(&mut prog);
+    let prog = crate::opt::for_backends(prog);
     let (mut module, manifest) = gen::generate(&prog, opts)?;
     let bytes = module.emit_wasm();
     // Re-parsing validates the module (with SIMD enabled).

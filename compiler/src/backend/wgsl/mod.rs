@@ -374,12 +374,9 @@ fn generate(
     mut rejected: Vec<(String, Diagnostic)>,
     wide: bool,
 ) -> Result<GpuProgram, Vec<Diagnostic>> {
-    let mut prog = prog.clone();
-    // As for the wasm backend: a map that only calls a small function gets its body, and a
-    // transpose inside a map function of an array bound outside it is made once, before the
-    // map, so that matrix-product nests written either way are found (see `tile`).
-    crate::opt::inline_map_calls(&mut prog);
-    crate::opt::hoist_map_invariants(&mut prog);
+    // Matrix-product nests written either way (a map calling `dot`, a transpose inside the
+    // map's function) are found after these rewrites (see `tile`).
+    let prog = crate::opt::for_backends(prog);
     let mut gp = match host::generate(&prog, wide) {
         Ok(gp) => gp,
         Err(d) if prog.entries.len() > 1 => {

@@ -206,6 +206,40 @@ pub fn mentioned(s: &Stm) -> HashSet<Var> {
     out
 }
 
+/// Calls `f` on each body directly inside `e`.
+pub fn for_each_body(e: &Exp, f: &mut impl FnMut(&Body)) {
+    match e {
+        Exp::If { then_body, else_body, .. } => {
+            f(then_body);
+            f(else_body);
+        }
+        Exp::Loop { body, .. } => f(body),
+        Exp::Map { lam, .. }
+        | Exp::Reduce { lam, .. }
+        | Exp::Scan { lam, .. }
+        | Exp::Hist { lam, .. }
+        | Exp::Ad { lam, .. } => f(&lam.body),
+        _ => {}
+    }
+}
+
+/// `for_each_body`, for rewriting the bodies in place.
+pub fn for_each_body_mut(e: &mut Exp, f: &mut impl FnMut(&mut Body)) {
+    match e {
+        Exp::If { then_body, else_body, .. } => {
+            f(then_body);
+            f(else_body);
+        }
+        Exp::Loop { body, .. } => f(body),
+        Exp::Map { lam, .. }
+        | Exp::Reduce { lam, .. }
+        | Exp::Scan { lam, .. }
+        | Exp::Hist { lam, .. }
+        | Exp::Ad { lam, .. } => f(&mut lam.body),
+        _ => {}
+    }
+}
+
 /// Visit every variable occurrence of an expression (uses, bindings in nested bodies, dims).
 pub fn walk_vars_exp(e: &Exp, f: &mut impl FnMut(Var)) {
     let atom = |a: &Atom, f: &mut dyn FnMut(Var)| {
