@@ -42,6 +42,27 @@ fn the_wasm_arena_high_water_mark_covers_arguments_and_results() {
     }
 }
 
+/// The adjoint of an array read at computed indices: its (index, value) pairs are added to the
+/// histogram as the map computes them, never stored (they would take four times the array).
+#[test]
+fn gradient_pairs_are_added_to_their_histogram_unstored() {
+    let src = "entry g [n] (xs: [n]f64) : [n]f64 =
+                 vjp (\\xs -> f64.sum (map (\\i -> xs[i] * xs[i + 1] + xs[n - 1 - i]) (iota (n - 1)))) xs 1";
+    let c = driver::compile(src).unwrap();
+    let xs: Vec<String> = (0..N).map(|i| format!("{}f64", (i % 7) as f64 - 3.0)).collect();
+    let args = ogham::value::text::parse_values(&format!("[{}]", xs.join(", "))).unwrap();
+    let want = driver::run_interp(&c, "g", &args).unwrap();
+    let m = wasm::compile(&c.ir, &Options::default()).unwrap();
+    let exec = Executor::with_threads(1).unwrap();
+    let mut loaded = exec.load(&m).unwrap();
+    let (got, peak) = loaded.run_with_peak("g", &args).unwrap();
+    assert_eq!(got, want);
+    // The argument, the `iota` of indices, the zeros the sums start from (updated in place
+    // into the result), and little else; the pairs alone would be 3 * 2 * 8 bytes per element.
+    let array = 8 * N as u64;
+    assert!(peak.unwrap() < 3 * array + (64 << 10), "{peak:?}");
+}
+
 #[test]
 fn gpu_peaks_count_live_array_buffers() {
     let gpu = match ogham_runtime::gpu::Gpu::new() {

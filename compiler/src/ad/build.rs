@@ -195,7 +195,8 @@ impl Ad {
             BinOp::Add if is_const(&a, 0.0) => return b,
             BinOp::Add | BinOp::Sub if is_const(&b, 0.0) => return a,
             BinOp::Mul if is_const(&a, 1.0) => return b,
-            BinOp::Mul | BinOp::Div if is_const(&b, 1.0) => return a,
+            // `x ** 1` is exactly `x` (the derivative of `x ** 2`).
+            BinOp::Mul | BinOp::Div | BinOp::Pow if is_const(&b, 1.0) => return a,
             BinOp::Mul if is_const(&a, 0.0) || is_const(&b, 0.0) => {
                 if matches!(t, PrimType::Int(_)) {
                     return fconst(t, 0.0);

@@ -248,7 +248,7 @@ impl<'p> Gen<'p> {
         }
     }
 
-    fn shape(&self, v: Var) -> Vec<Dim> {
+    pub(super) fn shape(&self, v: Var) -> Vec<Dim> {
         match self.var_type(v) {
             Type::Array { shape, .. } => shape,
             Type::Prim(_) => Vec::new(),
@@ -296,7 +296,7 @@ impl<'p> Gen<'p> {
         }
     }
 
-    fn dim_locals(&mut self, b: &mut InstrSeqBuilder, ds: &[Dim]) -> Vec<LocalId> {
+    pub(super) fn dim_locals(&mut self, b: &mut InstrSeqBuilder, ds: &[Dim]) -> Vec<LocalId> {
         ds.iter()
             .map(|d| match d {
                 Dim::Var(v) => self.local(*v),
@@ -311,7 +311,7 @@ impl<'p> Gen<'p> {
     }
 
     /// The product of some dims (1 for none), in a fresh i64 local.
-    fn product(&mut self, b: &mut InstrSeqBuilder, ds: &[LocalId]) -> LocalId {
+    pub(super) fn product(&mut self, b: &mut InstrSeqBuilder, ds: &[LocalId]) -> LocalId {
         let l = self.tmp(ValType::I64);
         b.i64_const(1);
         for d in ds {
@@ -606,14 +606,32 @@ impl<'p> Gen<'p> {
 
     pub(super) fn body(&mut self, b: &mut InstrSeqBuilder, body: &Body) {
         let mut skip = false;
+        // Statements a fused map stood for.
+        let mut done: std::collections::HashSet<usize> = Default::default();
         for (k, s) in body.stms.iter().enumerate() {
-            if std::mem::take(&mut skip) {
+            if std::mem::take(&mut skip) || done.contains(&k) {
                 continue;
             }
             let sums = summed_results(body, k);
             if !sums.is_empty() {
                 self.map_summed(b, s, &sums, body);
                 continue;
+            }
+            if let Exp::Map { lam, .. } = &s.exp {
+                // On one thread only: the threads' additions would race.
+                let parallel = self.opts.threads && !self.in_par && super::par::heavy(&lam.body);
+                // Variables bound after the map are not generated yet: their types are in
+                // their patterns.
+                let ty = |v: Var| {
+                    let bound = body.stms.iter().flat_map(|t| &t.pat).find(|p| p.var == v);
+                    bound.map_or_else(|| self.var_type(v), |p| p.ty.clone())
+                };
+                let fusion = (!parallel).then(|| super::hist_fusion::hist_fusion(body, k, &ty));
+                if let Some(Some(f)) = fusion {
+                    self.map_into_hists(b, body, k, &f);
+                    done.extend(f.covered());
+                    continue;
+                }
             }
             // A map whose result the next statement reduces: fuse the two vector loops.
             let fuse = match (&s.exp, body.stms.get(k + 1).map(|n| &n.exp)) {
@@ -660,10 +678,15 @@ impl<'p> Gen<'p> {
         }
     }
 
-    fn stm(&mut self, b: &mut InstrSeqBuilder, stm: &ir::Stm) {
+    /// Whether `stm` may update its destination in place (`here_in_place`).
+    pub(super) fn set_here_in_place(&mut self, stm: &ir::Stm) {
+        self.here_in_place = stm.pat.first().is_some_and(|p| self.in_place.contains(&p.var));
+    }
+
+    pub(super) fn stm(&mut self, b: &mut InstrSeqBuilder, stm: &ir::Stm) {
         let span = stm.span;
         let pat: Vec<LocalId> = stm.pat.iter().map(|p| self.bind(p, span)).collect();
-        self.here_in_place = stm.pat.first().is_some_and(|p| self.in_place.contains(&p.var));
+        self.set_here_in_place(stm);
         let first = pat.first().copied();
         let set_one = |b: &mut InstrSeqBuilder| {
             if let Some(l) = first {
@@ -1597,7 +1620,7 @@ impl<'p> Gen<'p> {
     }
 
     /// Store `val` (a scalar or an array of `row` elements) as row `j` of `out`.
-    fn store_row(
+    pub(super) fn store_row(
         &mut self,
         b: &mut InstrSeqBuilder,
         out: LocalId,
@@ -1632,7 +1655,7 @@ impl<'p> Gen<'p> {
 
     /// Allocate each pattern array `[w]...` of a SOAC; return (pointer, element count per row or
     /// `None` for scalar rows).
-    fn soac_outputs(
+    pub(super) fn soac_outputs(
         &mut self,
         b: &mut InstrSeqBuilder,
         params: &[Param],
@@ -2174,7 +2197,7 @@ impl<'p> Gen<'p> {
 
     /// A fresh copy of array `v` (or `v` itself when the statement updates in place):
     /// (pointer, dims).
-    fn copy_of(&mut self, b: &mut InstrSeqBuilder, v: Var) -> (LocalId, Vec<LocalId>) {
+    pub(super) fn copy_of(&mut self, b: &mut InstrSeqBuilder, v: Var) -> (LocalId, Vec<LocalId>) {
         let elem = self.var_type(v).elem();
         let sh = self.shape(v);
         let ds = self.dim_locals(b, &sh);

@@ -32,6 +32,7 @@ pub use arena::BRK;
 mod elementary;
 mod emit;
 mod gen;
+mod hist_fusion;
 mod par;
 mod scalar;
 mod simd;

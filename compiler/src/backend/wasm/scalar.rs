@@ -604,6 +604,20 @@ impl Gen<'_> {
         y: &Atom,
         span: Span,
     ) {
+        if let (
+            BinOp::Pow,
+            PrimType::Float(f @ (FloatType::F32 | FloatType::F64)),
+            Atom::Const(c),
+        ) = (op, t, y)
+        {
+            // `x ** 2` is `x * x` (to within pow's own rounding), without the host's `pow`.
+            if c.as_f64() == Some(2.0) {
+                self.push_atom(b, x);
+                self.push_atom(b, x);
+                b.binop(fop(f, B::F32Mul, B::F64Mul));
+                return;
+            }
+        }
         self.push_atom(b, x);
         self.push_atom(b, y);
         match t {
