@@ -839,8 +839,8 @@ impl Ad {
         self.open();
         // The contributions, gathered per array (and index count) into one per element of the
         // map: k of them as array literals of k indices and k values, so one histogram adds
-        // up each array's adjoint. `found` has one representative per group, with its `k`.
-        let mut found: Vec<(Contrib, usize)> = Vec::new();
+        // up each array's adjoint. `found` has one representative per group, with its layout.
+        let mut found: Vec<(Contrib, Layout)> = Vec::new();
         let r = self.rev_scope(&copy.body, &pairs, Adjs::default(), &want).and_then(|mut res| {
             let cs = std::mem::take(&mut self.contribs);
             let mut groups: Vec<Vec<Contrib>> = Vec::new();
@@ -853,6 +853,18 @@ impl Ad {
             }
             for g in groups {
                 let k = g.len();
+                if let Some(c) = self.element_contribs(&g)? {
+                    let Some(Type::Array { shape, .. }) = c.idx.first().map(|_| &c.ty) else {
+                        return Err(internal(self.span, "element contributions"));
+                    };
+                    let per = match shape[0] {
+                        Dim::Const(n) => n as usize,
+                        Dim::Var(_) => return Err(internal(self.span, "element contributions")),
+                    };
+                    res.extend(c.atoms());
+                    found.push((c, Layout::Elements(per)));
+                    continue;
+                }
                 let c = if k == 1 {
                     g[0].clone()
                 } else {
@@ -872,7 +884,7 @@ impl Ad {
                     Contrib { arr: g[0].arr, idx, val, ty }
                 };
                 res.extend(c.atoms());
-                found.push((c, k));
+                found.push((c, Layout::Reads(k)));
             }
             Ok(res)
         });
@@ -881,9 +893,14 @@ impl Ad {
         let res = r.as_ref().ok().cloned().unwrap_or_default();
         let body = self.close(res);
         r?;
-        for (c, k) in &found {
+        for (c, layout) in &found {
             let i64t = Type::Prim(PrimType::I64);
-            let it = if *k == 1 { i64t } else { mk_ty(PrimType::I64, vec![Dim::Const(*k as i64)]) };
+            let it = match layout {
+                Layout::Reads(1) => i64t,
+                Layout::Reads(k) | Layout::Elements(k) => {
+                    mk_ty(PrimType::I64, vec![Dim::Const(*k as i64)])
+                }
+            };
             ret.extend(c.idx.iter().map(|_| it.clone()));
             ret.push(c.ty.clone());
         }
@@ -912,11 +929,12 @@ impl Ad {
             self.add_adj(adjs, &Atom::Var(*v), c, true)?;
         }
         let mut rest = pat.iter().skip(nwant);
-        for (c, k) in &found {
+        for (c, layout) in &found {
             let mut idx: Vec<Var> =
                 c.idx.iter().filter_map(|_| rest.next().map(|p| p.var)).collect();
             let Some(mut vals) = rest.next().map(|p| p.var) else { break };
             let mut n = w;
+            let (Layout::Reads(k) | Layout::Elements(k)) = layout;
             if *k > 1 {
                 // [w][k] → [w·k]: the k contributions of every element, one after another.
                 n = self.bin(BinOp::Mul, PrimType::I64, w, i64c(*k as i64));
@@ -933,10 +951,88 @@ impl Ad {
                 }
                 vals = flat(self, vals)?;
             }
-            let h = self.scatter_add(c.arr, &idx, vals, n)?;
+            let h = match layout {
+                Layout::Reads(_) => self.scatter_add(c.arr, &idx, vals, n)?,
+                Layout::Elements(_) => self.add_at_elements(c.arr, idx[0], vals, n)?,
+            };
             self.add_adj(adjs, &Atom::Var(c.arr), Atom::Var(h), true)?;
         }
         Ok(())
+    }
+
+    /// A group of reads of one array in a map's function, reversed, as contributions to single
+    /// elements when that takes at most [`MAX_ELEMENT_CONTRIBS`] per map element: the reads
+    /// of rows of a constant size, or with several indices. Each element's index into the
+    /// flattened array and its value are computed in the function (one array literal of each),
+    /// so what the map returns is a histogram's input as it is, which a backend may add up as
+    /// the map computes it; flattened after the map, rows would need index arrays built by
+    /// two more maps. `None` for a group that is already that (single indices of elements) or
+    /// too large.
+    fn element_contribs(&mut self, g: &[Contrib]) -> R<Option<Contrib>> {
+        let Some(first) = g.first() else { return Ok(None) };
+        let row = shape_of(&first.ty);
+        let Some(row_len) =
+            row.iter().try_fold(
+                1i64,
+                |n, d| if let Dim::Const(c) = d { n.checked_mul(*c) } else { None },
+            )
+        else {
+            return Ok(None);
+        };
+        let per = (g.len() as i64).saturating_mul(row_len);
+        if first.idx.len() == 1 && row_len == 1 || !(1..=MAX_ELEMENT_CONTRIBS).contains(&per) {
+            return Ok(None);
+        }
+        let elem = first.ty.elem();
+        let dims = shape_of(&self.ty(first.arr)?);
+        let (mut is, mut vs) = (Vec::new(), Vec::new());
+        for c in g {
+            // The row's first element in the flattened array; negative for a branch that
+            // read nothing (its indices are -1), and then so are all of the row's elements.
+            let mut f = c.idx[0];
+            for (i, d) in c.idx.iter().zip(&dims).skip(1) {
+                let m = self.bin(BinOp::Mul, PrimType::I64, f, dim_atom(*d));
+                f = self.bin(BinOp::Add, PrimType::I64, m, *i);
+            }
+            let base = self.bin(BinOp::Mul, PrimType::I64, f, i64c(row_len));
+            for e in 0..row_len {
+                is.push(self.bin(BinOp::Add, PrimType::I64, base, i64c(e)));
+                if row.is_empty() {
+                    vs.push(c.val);
+                    continue;
+                }
+                let mut at = Vec::new();
+                let mut rem = e;
+                for d in row.iter().rev() {
+                    let Dim::Const(n) = d else { return Ok(None) };
+                    at.push(DimIndex::Fix(i64c(rem % n)));
+                    rem /= n;
+                }
+                at.reverse();
+                let v = self.var_of(c.val)?;
+                let x = self.let1("t", Type::Prim(elem), Exp::Index { arr: v, idx: at });
+                vs.push(Atom::Var(x));
+            }
+        }
+        let lit = |ad: &mut Ad, elems: Vec<Atom>, t: PrimType| {
+            let ty = mk_ty(t, vec![Dim::Const(per)]);
+            Atom::Var(ad.let1("contribs", ty, Exp::ArrayLit { elems, elem_ty: Type::Prim(t) }))
+        };
+        let idx = lit(self, is, PrimType::I64);
+        let val = lit(self, vs, elem);
+        Ok(Some(Contrib {
+            arr: first.arr,
+            idx: vec![idx],
+            val,
+            ty: mk_ty(elem, vec![Dim::Const(per)]),
+        }))
+    }
+
+    /// An array shaped like `a` with `vals[j]` added at element `idx[j]` of `a` flattened
+    /// (indices out of bounds add nothing).
+    fn add_at_elements(&mut self, a: Var, idx: Var, vals: Var, n: Atom) -> R<Var> {
+        let aty = self.ty(a)?;
+        self.hist_flat(&aty, idx, vals, n)
     }
 
     /// An array shaped like `a` with `vals[j]` added at `a[idx[0][j], idx[1][j], ...]`: an
@@ -1023,6 +1119,14 @@ impl Ad {
             );
             (is, vs, n)
         };
+        self.hist_flat(&aty, is, vs, n)
+    }
+
+    /// `hist (+)` of `vs` at `is`, indices of elements of an array of type `aty` flattened,
+    /// into zeros of that type.
+    fn hist_flat(&mut self, aty: &Type, is: Var, vs: Var, n: Atom) -> R<Var> {
+        let t = aty.elem();
+        let sh = shape_of(aty);
         let mut total = i64c(1);
         for d in &sh {
             total = self.bin(BinOp::Mul, PrimType::I64, total, dim_atom(*d));
@@ -1051,6 +1155,17 @@ impl Ad {
         }
     }
 }
+
+/// How a map returns the contributions of its reads of one array, per element: `k` reads'
+/// indices and values (rows, for reads of rows), or `k` single elements of the array
+/// flattened ([`Ad::element_contribs`]).
+enum Layout {
+    Reads(usize),
+    Elements(usize),
+}
+
+/// The most contributions to single elements a map element returns for one array.
+const MAX_ELEMENT_CONTRIBS: i64 = 64;
 
 /// Whether `a` is used in `b` only by reads `a[i, ...]` with fixed indices (of an element or a
 /// row), in `b`'s statements or, recursively, in the branches of its `if`s; and at least once.

@@ -312,3 +312,19 @@ fn adjoints_of_distinct_constant_rows_are_stored_not_added() {
         "[[1.0f64, 4.0f64],\n [0.0f64, 0.0f64],\n [2.0f64, 2.0f64]]"
     );
 }
+
+/// Reads of rows of constant size in a map's function come back as contributions to single
+/// elements, indices computed in the function: no maps build index arrays after it.
+#[test]
+fn reads_of_small_rows_contribute_single_elements() {
+    let src = "entry g [n] (ps: [n][3]f64) =
+  vjp (\\ps -> f64.sum (map (\\i -> let j = (i + 1) % n in f64.sum ps[i] * ps[j][1]) (iota n))) ps 1";
+    let c = driver::compile(src).unwrap_or_else(|d| panic!("{}", d[0].message));
+    let ir = crate::ir::print::print_program(&c.ir);
+    assert!(ir.contains("[6]i64") && !ir.contains("iota_i64(3i64"), "{ir}");
+    // d/dps[i][k] = ps[i+1][1] (k = 0, 1, 2) + [k == 1] * sum ps[i-1].
+    assert_eq!(
+        run(src, "g", "[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]"),
+        "[[5.0f64, 20.0f64, 5.0f64],\n [2.0f64, 8.0f64, 2.0f64]]"
+    );
+}

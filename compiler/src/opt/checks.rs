@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::ir::lower::rewrite::mentioned;
 use crate::ir::*;
-use crate::prim::{PrimType, PrimValue};
+use crate::prim::{IntType, PrimType, PrimValue};
 
 /// Rewrite the dead fixed-index reads and updates of every function of `prog`; whether any
 /// was.
@@ -22,7 +22,10 @@ pub fn dead_bounds(prog: &mut Program) -> bool {
         crate::ad::walk::body_types(&f.body, &mut types);
         let mut reps = HashMap::new();
         replicates(&f.body, &mut reps);
-        let cx = Cx { types: &types, reps: &reps, first_new: prog.names.len() };
+        let mut iotas = HashMap::new();
+        let mut ranges = HashMap::new();
+        in_range(&f.body, &mut iotas, &mut ranges);
+        let cx = Cx { types: &types, reps: &reps, ranges: &ranges, first_new: prog.names.len() };
         body(&mut f.body, &cx, &mut prog.names, &mut changed);
     }
     changed
@@ -33,6 +36,8 @@ pub fn dead_bounds(prog: &mut Program) -> bool {
 struct Cx<'a> {
     types: &'a HashMap<Var, Type>,
     reps: &'a HashMap<Var, (usize, Atom)>,
+    /// Variables known to lie in `[0, d)` ([`in_range`]).
+    ranges: &'a HashMap<Var, Dim>,
     first_new: usize,
 }
 
@@ -44,6 +49,46 @@ fn replicates(b: &Body, out: &mut HashMap<Var, (usize, Atom)>) {
             out.insert(p.var, (shape.len(), *value));
         }
         crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| replicates(b, out));
+    }
+}
+
+/// The variables that lie in `[0, d)` whatever the input: a `map`'s parameter taking the
+/// elements of `iota d` (from 0 by 1), and a `for` loop's counter below `d`. An index that is
+/// one of them, into a dimension `d`, needs no check.
+fn in_range(b: &Body, iotas: &mut HashMap<Var, Dim>, out: &mut HashMap<Var, Dim>) {
+    let zero = Atom::Const(PrimValue::I64(0));
+    let one = Atom::Const(PrimValue::I64(1));
+    for s in &b.stms {
+        match (&s.exp, s.pat.as_slice()) {
+            (Exp::Iota { n, start, step, it: IntType::I64 }, [p])
+                if *start == zero && *step == one =>
+            {
+                if let Some(d) = dim_of(n) {
+                    iotas.insert(p.var, d);
+                }
+            }
+            (Exp::Map { lam, arrs, .. }, _) => {
+                for (p, a) in lam.params.iter().zip(arrs) {
+                    if let Some(d) = iotas.get(a) {
+                        out.insert(p.var, *d);
+                    }
+                }
+            }
+            (Exp::Loop { form: LoopForm::For { i, it: IntType::I64, bound }, .. }, _) => {
+                if let Some(d) = dim_of(bound) {
+                    out.insert(*i, d);
+                }
+            }
+            _ => {}
+        }
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| in_range(b, iotas, out));
+    }
+}
+
+fn dim_of(a: &Atom) -> Option<Dim> {
+    match a {
+        Atom::Var(v) => Some(Dim::Var(*v)),
+        Atom::Const(c) => c.as_i64().map(Dim::Const),
     }
 }
 
@@ -60,7 +105,7 @@ fn body(b: &mut Body, cx: &Cx, names: &mut Vec<String>, changed: &mut bool) {
             _ => None,
         };
         if dead || rep.is_some() {
-            if let Some(mut checks) = bounds_check(&s, types, names) {
+            if let Some(mut checks) = bounds_check(&s, types, cx.ranges, names) {
                 *changed = true;
                 if let (false, Some(v)) = (dead, rep) {
                     checks.push(Stm { pat: s.pat.clone(), exp: Exp::Atom(v), span: s.span });
@@ -117,7 +162,12 @@ fn atom_type(a: &Atom, types: &HashMap<Var, Type>) -> Option<Type> {
 /// The statements checking the bounds of `s`, a read or update with fixed `i64` indices (none
 /// when they are constants inside constant dimensions); `None` for anything else, or for an
 /// access that always fails (left as it is).
-fn bounds_check(s: &Stm, types: &HashMap<Var, Type>, names: &mut Vec<String>) -> Option<Vec<Stm>> {
+fn bounds_check(
+    s: &Stm,
+    types: &HashMap<Var, Type>,
+    ranges: &HashMap<Var, Dim>,
+    names: &mut Vec<String>,
+) -> Option<Vec<Stm>> {
     let (Exp::Index { arr, idx } | Exp::Update { arr, idx, .. }) = &s.exp else { return None };
     let Some(Type::Array { shape, .. }) = types.get(arr) else { return None };
     if idx.len() > shape.len() {
@@ -145,6 +195,9 @@ fn bounds_check(s: &Stm, types: &HashMap<Var, Type>, names: &mut Vec<String>) ->
     };
     let mut cond: Option<Atom> = None;
     for (i, d) in ix.iter().zip(shape) {
+        if matches!(i, Atom::Var(v) if ranges.get(v) == Some(d)) {
+            continue;
+        }
         if let (Atom::Const(c), Dim::Const(k)) = (i, d) {
             let c = c.as_i64()?;
             if (0..*k).contains(&c) {
@@ -233,6 +286,26 @@ mod tests {
     }
 
     /// Constant indices inside constant dimensions need no check.
+    #[test]
+    fn reads_at_iota_elements_and_loop_counters_need_no_check() {
+        // `i` takes the elements of `iota n` and `k` counts below `n`: both index `[n]`.
+        let (c, ir) = compile(
+            "entry h [n] (xs: [n]f64) : f64 =
+               vjp (\\x -> let _ = map (\\i -> xs[i]) (iota n)
+                           let _ = loop a = 0f64 for k < n do a + xs[k]
+                           in x * 2) 1 1",
+        );
+        assert!(!ir.contains("out of bounds"), "{ir}");
+        assert_eq!(run(&c, "h", "[1.0, 2.0, 3.0]").as_deref(), Ok("2.0f64"));
+        // `i + 1` may be `n`: its check stays.
+        let (c, ir) = compile(
+            "entry h [n] (xs: [n]f64) : f64 =
+               vjp (\\x -> let _ = map (\\i -> xs[i + 1]) (iota n) in x * 2) 1 1",
+        );
+        assert!(ir.contains("out of bounds"), "{ir}");
+        assert!(run(&c, "h", "[1.0, 2.0, 3.0]").unwrap_err().contains("out of bounds"));
+    }
+
     #[test]
     fn constant_in_bounds_read_goes() {
         let (c, ir) =

@@ -221,13 +221,34 @@ impl Gen<'_> {
             hists.push((h, op, out, ds[0], elem, ps, per, vt));
         }
         let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
+        // Pairs the function builds as array literals are added from the literals' elements,
+        // and the literals are never built.
+        let mut fbody = lam.body.clone();
+        let mut literals: HashMap<Var, Vec<Atom>> = HashMap::new();
+        for h in f.hists.iter().filter(|h| h.rows) {
+            for r in [&lam.body.result[h.is], &lam.body.result[h.vs]] {
+                let Atom::Var(v) = r else { continue };
+                let mut reads = 0;
+                for t in &fbody.stms {
+                    walk_vars_exp(&t.exp, &mut |x| reads += usize::from(x == *v));
+                }
+                let once = fbody.result.iter().filter(|a| **a == Atom::Var(*v)).count() == 1;
+                let at = fbody.stms.iter().position(|t| t.pat.first().is_some_and(|p| p.var == *v));
+                if let (0, true, Some(at)) = (reads, once, at) {
+                    if let Exp::ArrayLit { elems, elem_ty: Type::Prim(_) } = &fbody.stms[at].exp {
+                        literals.insert(*v, elems.clone());
+                        fbody.stms.remove(at);
+                    }
+                }
+            }
+        }
         let arena = self.arena;
         self.for_step(b, None, wl, 1, |g, b, j| {
             let mark = arena.mark(&mut g.module, b);
             for (p, a) in ps.iter().zip(arrs) {
                 g.bind_row(b, *p, *a, j);
             }
-            g.body(b, &lam.body);
+            g.body(b, &fbody);
             for ((out, row, elem), &o) in outs.iter().zip(&stored) {
                 g.store_row(b, *out, j, &lam.body.result[o], *elem, *row);
             }
@@ -259,6 +280,16 @@ impl Gen<'_> {
                     continue;
                 }
                 let (Atom::Var(iv), Atom::Var(vv)) = (ri, rv) else { continue };
+                if let (Some(is), Some(vs)) = (literals.get(iv), literals.get(vv)) {
+                    for (i, v) in is.iter().zip(vs) {
+                        g.push_atom(b, i);
+                        b.local_set(bin);
+                        g.push_atom(b, v);
+                        b.local_set(val);
+                        add(g, b);
+                    }
+                    continue;
+                }
                 let (il, vl) = (g.local(*iv), g.local(*vv));
                 g.for_step(b, None, *per, 1, |g, b, e| {
                     g.elem_addr(b, il, e, PrimType::Int(IntType::I64));
