@@ -17,6 +17,7 @@ use crate::diag::Span;
 pub mod inplace;
 pub mod lower;
 pub mod print;
+pub mod ranges;
 pub mod validate;
 
 use crate::prim::{IntType, PrimType, PrimValue};

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::ir::lower::rewrite::mentioned;
 use crate::ir::*;
-use crate::prim::{IntType, PrimType, PrimValue};
+use crate::prim::{PrimType, PrimValue};
 
 /// Rewrite the dead fixed-index reads and updates of every function of `prog`; whether any
 /// was.
@@ -22,9 +22,7 @@ pub fn dead_bounds(prog: &mut Program) -> bool {
         crate::ad::walk::body_types(&f.body, &mut types);
         let mut reps = HashMap::new();
         replicates(&f.body, &mut reps);
-        let mut iotas = HashMap::new();
-        let mut ranges = HashMap::new();
-        in_range(&f.body, &mut iotas, &mut ranges);
+        let ranges = crate::ir::ranges::index_ranges(&f.body);
         let cx = Cx { types: &types, reps: &reps, ranges: &ranges, first_new: prog.names.len() };
         body(&mut f.body, &cx, &mut prog.names, &mut changed);
     }
@@ -36,7 +34,7 @@ pub fn dead_bounds(prog: &mut Program) -> bool {
 struct Cx<'a> {
     types: &'a HashMap<Var, Type>,
     reps: &'a HashMap<Var, (usize, Atom)>,
-    /// Variables known to lie in `[0, d)` ([`in_range`]).
+    /// Variables known to lie in `[0, d)` (`ir::ranges`).
     ranges: &'a HashMap<Var, Dim>,
     first_new: usize,
 }
@@ -49,46 +47,6 @@ fn replicates(b: &Body, out: &mut HashMap<Var, (usize, Atom)>) {
             out.insert(p.var, (shape.len(), *value));
         }
         crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| replicates(b, out));
-    }
-}
-
-/// The variables that lie in `[0, d)` whatever the input: a `map`'s parameter taking the
-/// elements of `iota d` (from 0 by 1), and a `for` loop's counter below `d`. An index that is
-/// one of them, into a dimension `d`, needs no check.
-fn in_range(b: &Body, iotas: &mut HashMap<Var, Dim>, out: &mut HashMap<Var, Dim>) {
-    let zero = Atom::Const(PrimValue::I64(0));
-    let one = Atom::Const(PrimValue::I64(1));
-    for s in &b.stms {
-        match (&s.exp, s.pat.as_slice()) {
-            (Exp::Iota { n, start, step, it: IntType::I64 }, [p])
-                if *start == zero && *step == one =>
-            {
-                if let Some(d) = dim_of(n) {
-                    iotas.insert(p.var, d);
-                }
-            }
-            (Exp::Map { lam, arrs, .. }, _) => {
-                for (p, a) in lam.params.iter().zip(arrs) {
-                    if let Some(d) = iotas.get(a) {
-                        out.insert(p.var, *d);
-                    }
-                }
-            }
-            (Exp::Loop { form: LoopForm::For { i, it: IntType::I64, bound }, .. }, _) => {
-                if let Some(d) = dim_of(bound) {
-                    out.insert(*i, d);
-                }
-            }
-            _ => {}
-        }
-        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| in_range(b, iotas, out));
-    }
-}
-
-fn dim_of(a: &Atom) -> Option<Dim> {
-    match a {
-        Atom::Var(v) => Some(Dim::Var(*v)),
-        Atom::Const(c) => c.as_i64().map(Dim::Const),
     }
 }
 

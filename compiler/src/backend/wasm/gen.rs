@@ -56,6 +56,8 @@ pub(super) struct Gen<'p> {
     dests: HashMap<Var, LocalId>,
     /// The results written at their destination, which need no copy.
     placed: std::collections::HashSet<Var>,
+    /// Variables known to lie in `[0, d)` (`ir::ranges`).
+    ranges: HashMap<Var, Dim>,
     /// Map results computed straight into the slot of the array that an in-place update later
     /// stores them in (`ir::inplace::slot_results`).
     slots: HashMap<Var, Slot>,
@@ -130,6 +132,7 @@ pub(super) fn generate(
         vars: HashMap::new(),
         pending: None,
         slots: crate::ir::inplace::slot_results(prog, &in_place),
+        ranges: prog.funs.iter().flat_map(|f| crate::ir::ranges::index_ranges(&f.body)).collect(),
         in_place,
         here_in_place: false,
         dests: HashMap::new(),
@@ -1026,7 +1029,14 @@ impl<'p> Gen<'p> {
         let shape = self.shape(arr);
         let dims = self.dim_locals(b, &shape);
         let ixs = self.ixs(b, idx);
-        self.bounds_check(b, &dims, &ixs, span);
+        // Indices that are iota elements or loop counters below their dimensions are in
+        // bounds (`ir::ranges`).
+        let proven = idx.iter().zip(&shape).all(
+            |(ix, d)| matches!(ix, DimIndex::Fix(Atom::Var(v)) if self.ranges.get(v) == Some(d)),
+        );
+        if !proven {
+            self.bounds_check(b, &dims, &ixs, span);
+        }
         let st = self.strides(b, &dims);
         let block = self.product(b, &dims[ixs.len().min(dims.len())..]);
         (st, block, ixs)
