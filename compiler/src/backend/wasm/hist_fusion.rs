@@ -6,7 +6,8 @@
 //! than the arrays they are the adjoint of.
 //!
 //! Only a map that runs on one thread is fused (its additions would race otherwise), and only
-//! with histograms of scalars into one destination each. The statements between the map and the
+//! with histograms of scalars into one destination each, made after the map (so the map cannot
+//! read it). The statements between the map and the
 //! histograms must not read the map's results and cannot fail (the destination's `replicate`,
 //! the flattened length): they run before the map.
 
@@ -109,7 +110,12 @@ pub(super) fn hist_fusion(body: &Body, k: usize, ty: &dyn Fn(Var) -> Type) -> Op
                     None => hw == w,
                 };
                 let indices = s.pat[io].ty.elem() == PrimType::Int(IntType::I64);
-                if ip != vp || !one_dim || !scalar_op || !width || !indices {
+                // The destination is made between the map and the histogram (reverse mode's
+                // zeros), so the map cannot read it while the pairs are added to it.
+                let fresh = moved
+                    .iter()
+                    .any(|&m: &usize| body.stms[m].pat.iter().any(|p| p.var == dest[0]));
+                if ip != vp || !one_dim || !scalar_op || !width || !indices || !fresh {
                     return None;
                 }
                 hists.push(Fused { at: h, is: io, vs: vo, rows: ip.is_some() });
@@ -271,17 +277,17 @@ impl Gen<'_> {
                     let outside = b.dangling_instr_seq(None).id();
                     b.instr(walrus::ir::IfElse { consequent: inside, alternative: outside });
                 };
-                if !h.rows {
-                    g.push_atom(b, ri);
-                    b.local_set(bin);
-                    g.push_atom(b, rv);
-                    b.local_set(val);
-                    add(g, b);
-                    continue;
-                }
-                let (Atom::Var(iv), Atom::Var(vv)) = (ri, rv) else { continue };
-                if let (Some(is), Some(vs)) = (literals.get(iv), literals.get(vv)) {
-                    for (i, v) in is.iter().zip(vs) {
+                // Pairs known as atoms: a scalar pair, or the elements of array literals.
+                let atoms: Option<Vec<(&Atom, &Atom)>> = match (h.rows, ri, rv) {
+                    (false, ..) => Some(vec![(ri, rv)]),
+                    (true, Atom::Var(iv), Atom::Var(vv)) => literals
+                        .get(iv)
+                        .zip(literals.get(vv))
+                        .map(|(is, vs)| is.iter().zip(vs).collect()),
+                    _ => None,
+                };
+                if let Some(atoms) = atoms {
+                    for (i, v) in atoms {
                         g.push_atom(b, i);
                         b.local_set(bin);
                         g.push_atom(b, v);
@@ -290,6 +296,7 @@ impl Gen<'_> {
                     }
                     continue;
                 }
+                let (Atom::Var(iv), Atom::Var(vv)) = (ri, rv) else { continue };
                 let (il, vl) = (g.local(*iv), g.local(*vv));
                 g.for_step(b, None, *per, 1, |g, b, e| {
                     g.elem_addr(b, il, e, PrimType::Int(IntType::I64));
