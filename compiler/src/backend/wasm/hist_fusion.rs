@@ -27,9 +27,28 @@ struct Fused {
     at: usize,
     /// The map results holding its indices and its values.
     is: usize,
-    vs: usize,
+    vs: Vals,
     /// Whether those are rows (`[w][c]`, flattened by a reshape) rather than scalars (`[w]`).
     rows: bool,
+}
+
+/// Where a fused histogram's values come from.
+#[derive(Clone, Copy, PartialEq)]
+enum Vals {
+    /// A map result.
+    Result(usize),
+    /// A `replicate` of a scalar, made between the map and the histogram (a count's ones): its
+    /// statement and the scalar.
+    Same(usize, Atom),
+}
+
+impl Vals {
+    fn result(self) -> Option<usize> {
+        match self {
+            Vals::Result(o) => Some(o),
+            Vals::Same(..) => None,
+        }
+    }
 }
 
 /// How statement `k` of a body, a map, is fused with the histograms after it.
@@ -101,7 +120,26 @@ pub(super) fn hist_fusion(body: &Body, k: usize, ty: &dyn Fn(Var) -> Type) -> Op
                     _ => None,
                 };
                 let (io, ip) = src(is)?;
-                let (vo, vp) = src(&vs[0])?;
+                // Values that are one scalar replicated (`hist (+) 0 k is (replicate n 1)`).
+                let same = moved.iter().find_map(|&m: &usize| match &body.stms[m].exp {
+                    Exp::Replicate { shape, value }
+                        if body.stms[m].pat[0].var == vs[0]
+                            && body.stms[m].pat[0].ty.rank() == 1
+                            && shape.len() == 1
+                            && Some(dim_atom(shape[0])) == Some(*w)
+                            && ip.is_none() =>
+                    {
+                        Some(Vals::Same(m, *value))
+                    }
+                    _ => None,
+                });
+                let (vo, vp) = match same {
+                    Some(v) => (v, None),
+                    None => {
+                        let (o, p) = src(&vs[0])?;
+                        (Vals::Result(o), p)
+                    }
+                };
                 let one_dim = matches!(ty(dest[0]), Type::Array { shape, .. } if shape.len() == 1);
                 let scalar_op =
                     lam.params.iter().all(|p| p.ty.rank() == 0) && lam.body.result.len() == 1;
@@ -125,15 +163,23 @@ pub(super) fn hist_fusion(body: &Body, k: usize, ty: &dyn Fn(Var) -> Type) -> Op
         }
     }
     let last = hists.last()?.at;
-    let before: Vec<usize> = moved.into_iter().filter(|&h| h < last).collect();
     let mut replaced: HashSet<usize> = hists.iter().map(|f| f.at).collect();
     // The pairs, each fused once, and their flattened forms: read by their reshape or their
-    // histogram only.
+    // histogram only; so are replicated values, which are never made.
     let mut fused = HashSet::new();
-    if !hists.iter().flat_map(|f| [f.is, f.vs]).all(|o| fused.insert(o)) {
+    let results = hists.iter().flat_map(|f| [Some(f.is), f.vs.result()]).flatten();
+    if !results.clone().all(|o| fused.insert(o)) {
         return None;
     }
     let mut once: HashSet<Var> = fused.iter().map(|&o| outs[o]).collect();
+    for f in &hists {
+        if let Vals::Same(m, _) = f.vs {
+            replaced.insert(m);
+            once.insert(body.stms[m].pat[0].var);
+        }
+    }
+    let before: Vec<usize> =
+        moved.into_iter().filter(|h| *h < last && !replaced.contains(h)).collect();
     for (v, &(r, o, _)) in &flat {
         if !fused.contains(&o) || r > last {
             return None;
@@ -195,7 +241,8 @@ impl Gen<'_> {
         let pat: Vec<LocalId> = s.pat.iter().map(|p| self.bind(p, span)).collect();
         let wl = self.i64_local(b, w);
         self.check_width(b, wl, w, arrs, "map", span);
-        let fused: HashSet<usize> = f.hists.iter().flat_map(|h| [h.is, h.vs]).collect();
+        let fused: HashSet<usize> =
+            f.hists.iter().flat_map(|h| [Some(h.is), h.vs.result()]).flatten().collect();
         let stored: Vec<usize> = (0..s.pat.len()).filter(|o| !fused.contains(o)).collect();
         let stored_params: Vec<_> = stored.iter().map(|&o| s.pat[o].clone()).collect();
         let stored_pat: Vec<LocalId> = stored.iter().map(|&o| pat[o]).collect();
@@ -223,7 +270,10 @@ impl Gen<'_> {
                 let n = self.product(b, &ds);
                 b.local_get(n).local_set(per);
             }
-            let vt = s.pat[h.vs].ty.elem();
+            let vt = match h.vs {
+                Vals::Result(o) => s.pat[o].ty.elem(),
+                Vals::Same(..) => elem,
+            };
             hists.push((h, op, out, ds[0], elem, ps, per, vt));
         }
         let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, span)).collect();
@@ -232,7 +282,8 @@ impl Gen<'_> {
         let mut fbody = lam.body.clone();
         let mut literals: HashMap<Var, Vec<Atom>> = HashMap::new();
         for h in f.hists.iter().filter(|h| h.rows) {
-            for r in [&lam.body.result[h.is], &lam.body.result[h.vs]] {
+            let Vals::Result(vo) = h.vs else { continue };
+            for r in [&lam.body.result[h.is], &lam.body.result[vo]] {
                 let Atom::Var(v) = r else { continue };
                 let mut reads = 0;
                 for t in &fbody.stms {
@@ -259,7 +310,11 @@ impl Gen<'_> {
                 g.store_row(b, *out, j, &lam.body.result[o], *elem, *row);
             }
             for (h, op, out, bins, elem, ops, per, vt) in &hists {
-                let (ri, rv) = (&lam.body.result[h.is], &lam.body.result[h.vs]);
+                let ri = &lam.body.result[h.is];
+                let rv = match &h.vs {
+                    Vals::Result(o) => &lam.body.result[*o],
+                    Vals::Same(_, a) => a,
+                };
                 let (bin, val) = (g.tmp(ValType::I64), g.tmp(super::emit::val_type(*vt)));
                 let add = |g: &mut Self, b: &mut InstrSeqBuilder| {
                     b.local_get(bin).local_get(*bins).binop(B::I64LtU);
