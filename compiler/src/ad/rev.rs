@@ -1188,9 +1188,8 @@ fn only_gathers(b: &Body, a: Var) -> bool {
                     }
                 }
                 e => {
-                    let mut e = e.clone();
                     let mut used = false;
-                    walk::exp_vars(&mut e, &mut |v, _| used |= *v == a);
+                    crate::ir::lower::rewrite::walk_vars_exp(e, &mut |v| used |= v == a);
                     if used {
                         return false;
                     }
