@@ -24,6 +24,19 @@ pub struct Adjs {
     /// its adjoint to a slot still zero, so it is stored there, not added to the slot's zeros
     /// (the gates of a stacked weight tensor `w[0]`, ..., `w[3]`).
     pub zero_slots: HashMap<Var, (Var, Vec<Vec<i64>>)>,
+    /// Adjoints that are zero but at one index (a `min`/`max` reduction's: its first extremum
+    /// gets the whole adjoint): the adjoint variable they describe, the index, the value there,
+    /// and whether the index is in bounds (it is not for an empty array).
+    pub one_hot: HashMap<Var, OneHot>,
+}
+
+/// See [`Adjs::one_hot`].
+#[derive(Clone, Copy, Debug)]
+pub struct OneHot {
+    pub adj: Var,
+    pub idx: Atom,
+    pub val: Atom,
+    pub guard: Atom,
 }
 
 impl Ad {
@@ -745,6 +758,9 @@ impl Ad {
 
     fn rev_map(&mut self, s: &Stm, w: Atom, lam: &Lambda, arrs: &[Var], adjs: &mut Adjs) -> R<()> {
         let pvars: Vec<Var> = lam.params.iter().map(|p| p.var).collect();
+        if let Some(h) = self.one_hot_result(s, lam, arrs, adjs)? {
+            return self.rev_map_at(lam, arrs, h, adjs);
+        }
         let copy = self.rename_lambda(lam);
         // Only results with an adjoint are seeds (a missing one is zero). A result that is a
         // parameter or a free variable itself passes its adjoint straight to that array
@@ -956,6 +972,112 @@ impl Ad {
                 Layout::Elements(_) => self.add_at_elements(c.arr, idx[0], vals, n)?,
             };
             self.add_adj(adjs, &Atom::Var(c.arr), Atom::Var(h), true)?;
+        }
+        Ok(())
+    }
+
+    /// The one-hot adjoint of the map `s`'s only result, when the map can be reversed at that
+    /// element alone ([`Ad::rev_map_at`]): none of the arrays or free variables involved take
+    /// sparse contributions, which would need the enclosing map's bookkeeping.
+    fn one_hot_result(
+        &mut self,
+        s: &Stm,
+        lam: &Lambda,
+        arrs: &[Var],
+        adjs: &Adjs,
+    ) -> R<Option<OneHot>> {
+        let [p] = s.pat.as_slice() else { return Ok(None) };
+        let Some(h) = adjs.one_hot.get(&p.var).copied() else { return Ok(None) };
+        if adjs.m.get(&p.var) != Some(&Atom::Var(h.adj)) || p.ty.rank() != 1 || !is_float(&p.ty) {
+            return Ok(None);
+        }
+        let pvars: Vec<Var> = lam.params.iter().map(|q| q.var).collect();
+        let fv = self.free_floats(&lam.body, &pvars);
+        if arrs.iter().chain(&fv).any(|v| self.sparse.contains(v)) {
+            return Ok(None);
+        }
+        Ok(Some(h))
+    }
+
+    /// `ys = map f xs` reversed when `ys`'s adjoint is zero but at `i`: only `f xs[i]` is
+    /// differentiated (its forward statements re-run for that element), under the adjoint's
+    /// guard. k-means' distances to every center have the adjoint of their minimum: one
+    /// center's `d` operations per point instead of all `k`'s.
+    fn rev_map_at(&mut self, lam: &Lambda, arrs: &[Var], h: OneHot, adjs: &mut Adjs) -> R<()> {
+        let copy = self.rename_lambda(lam);
+        let pvars: Vec<Var> = copy.params.iter().map(|q| q.var).collect();
+        let fv = self.free_floats(&lam.body, &lam.params.iter().map(|q| q.var).collect::<Vec<_>>());
+        // The element: each parameter bound to its array's row `i`.
+        let mut stms = Vec::new();
+        for (q, a) in copy.params.iter().zip(arrs) {
+            stms.push(Stm {
+                pat: vec![q.clone()],
+                exp: Exp::Index { arr: *a, idx: vec![DimIndex::Fix(h.idx)] },
+                span: self.span,
+            });
+        }
+        stms.extend(copy.body.stms.iter().cloned());
+        let body = Body { stms, result: copy.body.result.clone() };
+        let want: Vec<Var> = pvars.iter().copied().chain(fv.iter().copied()).collect();
+        let mut tys = Vec::new();
+        for v in &want {
+            tys.push(self.ty(*v)?);
+        }
+        let seed = body.result.first().copied().ok_or_else(|| internal(self.span, "map result"))?;
+        self.open();
+        let got = self.rev_scope(&body, &[(seed, h.val)], Adjs::default(), &want);
+        let got = match got {
+            Ok(g) => g,
+            Err(e) => {
+                self.close(Vec::new());
+                return Err(e);
+            }
+        };
+        let then_body = self.close(got);
+        self.open();
+        let mut zeros = Vec::new();
+        for t in &tys {
+            zeros.push(self.zeros(t));
+        }
+        let else_body = self.close(zeros);
+        let pat: Vec<Param> = tys
+            .iter()
+            .map(|t| Param { var: self.fresh("adj", t.clone()), ty: t.clone() })
+            .collect();
+        self.push(pat.clone(), Exp::If { cond: h.guard, then_body, else_body, ret: tys.clone() });
+        let (rows, frees) = pat.split_at(pvars.len());
+        for (v, q) in fv.iter().zip(frees) {
+            self.add_adj(adjs, &Atom::Var(*v), Atom::Var(q.var), true)?;
+        }
+        // Each array's adjoint gets its element's at `i`, when `i` is in bounds.
+        for ((a, q), t) in arrs.iter().zip(rows).zip(&tys) {
+            if !is_float(t) {
+                continue;
+            }
+            let aty = self.ty(*a)?;
+            let cur_adj = self.owned_adj(adjs, *a)?;
+            self.open();
+            let cur = self.let1(
+                "cur",
+                t.clone(),
+                Exp::Index { arr: cur_adj, idx: vec![DimIndex::Fix(h.idx)] },
+            );
+            let new = self.add_vals(t, Atom::Var(cur), Atom::Var(q.var))?;
+            let upd = self.let1(
+                "adj",
+                aty.clone(),
+                Exp::Update { arr: cur_adj, idx: vec![DimIndex::Fix(h.idx)], value: new },
+            );
+            let tb = self.close(vec![Atom::Var(upd)]);
+            self.open();
+            let eb = self.close(vec![Atom::Var(cur_adj)]);
+            let r = self.let1(
+                "adj",
+                aty.clone(),
+                Exp::If { cond: h.guard, then_body: tb, else_body: eb, ret: vec![aty] },
+            );
+            adjs.m.insert(*a, Atom::Var(r));
+            adjs.owned.insert(*a);
         }
         Ok(())
     }

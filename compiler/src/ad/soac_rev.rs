@@ -271,6 +271,7 @@ impl Ad {
             Exp::Reduce { w, lam, neutral: vec![ne, w], arrs: vec![a, iota], commutative: true },
         );
         let _ = v;
+        let fresh = !adjs.m.contains_key(&a);
         let abar = self.owned_adj_pub(adjs, a)?;
         let ok = self.cmp(CmpOp::Lt, PrimType::I64, Atom::Var(i), w);
         self.open();
@@ -295,6 +296,10 @@ impl Ad {
         );
         adjs.m.insert(a, Atom::Var(r));
         adjs.owned.insert(a);
+        if fresh {
+            let h = super::rev::OneHot { adj: r, idx: Atom::Var(i), val: yb, guard: ok };
+            adjs.one_hot.insert(a, h);
+        }
         Ok(())
     }
 

@@ -328,3 +328,20 @@ fn reads_of_small_rows_contribute_single_elements() {
         "[[5.0f64, 20.0f64, 5.0f64],\n [2.0f64, 8.0f64, 2.0f64]]"
     );
 }
+
+/// A map whose result's adjoint is one-hot (its minimum's) is reversed at that element alone;
+/// an empty array has no minimum and gets no adjoint.
+#[test]
+fn a_map_under_a_minimum_is_reversed_at_the_minimum_only() {
+    let src = "entry g [n][k] (ps: [n]f64) (cs: [k]f64) =
+  vjp (\\cs -> f64.sum (map (\\p -> f64.minimum (map (\\c -> (p - c) * (p - c)) cs)) ps)) cs 1";
+    let c = driver::compile(src).unwrap_or_else(|d| panic!("{}", d[0].message));
+    let ir = crate::ir::print::print_program(&c.ir);
+    // The reversed distances read `cs` at the minimum's index; the only maps over `cs`'s width
+    // are the re-executed distances and the sum's operator.
+    assert!(ir.contains("= cs_3[ext_i"), "{ir}");
+    assert_eq!(ir.matches("map(k_").count(), 2, "{ir}");
+    // p = 0 is nearest c = 1 (d/dc = -2(p - c) = 2), p = 5 nearest c = 4 (-2).
+    assert_eq!(run(src, "g", "[0.0, 5.0] [1.0, 4.0, 9.0]"), "[2.0f64, -2.0f64, 0.0f64]");
+    assert_eq!(run(src, "g", "[0.0, 5.0] empty([0]f64)"), "empty([0]f64)");
+}
