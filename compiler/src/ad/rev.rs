@@ -215,10 +215,6 @@ impl Ad {
         Ok(v)
     }
 
-    pub fn owned_adj_pub(&mut self, adjs: &mut Adjs, x: Var) -> R<Var> {
-        self.owned_adj(adjs, x)
-    }
-
     fn take_adj(&self, adjs: &Adjs, v: Var) -> Option<Atom> {
         adjs.m.get(&v).copied()
     }
@@ -386,15 +382,12 @@ impl Ad {
                     _ => None,
                 };
                 let a = self.owned_adj(adjs, *arr)?;
-                let new = if slots.is_some() {
-                    yb
-                } else {
-                    let cur = self.let1("cur", ty.clone(), Exp::Index { arr: a, idx: idx.clone() });
-                    self.add_vals(&ty, Atom::Var(cur), yb)?
-                };
                 let aty = self.ty(*arr)?;
-                let upd =
-                    self.let1("adj", aty, Exp::Update { arr: a, idx: idx.clone(), value: new });
+                let upd = if slots.is_some() {
+                    self.let1("adj", aty, Exp::Update { arr: a, idx: idx.clone(), value: yb })
+                } else {
+                    self.add_at(a, idx, yb, &ty, &aty)?
+                };
                 adjs.m.insert(*arr, Atom::Var(upd));
                 if let (Some(mut slots), Some(k)) = (slots, k) {
                     slots.push(k);
@@ -758,8 +751,8 @@ impl Ad {
 
     fn rev_map(&mut self, s: &Stm, w: Atom, lam: &Lambda, arrs: &[Var], adjs: &mut Adjs) -> R<()> {
         let pvars: Vec<Var> = lam.params.iter().map(|p| p.var).collect();
-        if let Some(h) = self.one_hot_result(s, lam, arrs, adjs)? {
-            return self.rev_map_at(lam, arrs, h, adjs);
+        if let Some((h, fv)) = self.one_hot_result(s, lam, arrs, adjs)? {
+            return self.rev_map_at(lam, arrs, h, &fv, adjs);
         }
         let copy = self.rename_lambda(lam);
         // Only results with an adjoint are seeds (a missing one is zero). A result that is a
@@ -976,8 +969,8 @@ impl Ad {
         Ok(())
     }
 
-    /// The one-hot adjoint of the map `s`'s only result, when the map can be reversed at that
-    /// element alone ([`Ad::rev_map_at`]): none of the arrays or free variables involved take
+    /// The one-hot adjoint of the map `s`'s only result, with the function's free float
+    /// variables, when the map can be reversed at that element alone ([`Ad::rev_map_at`]): none of the arrays or free variables involved take
     /// sparse contributions, which would need the enclosing map's bookkeeping.
     fn one_hot_result(
         &mut self,
@@ -985,7 +978,7 @@ impl Ad {
         lam: &Lambda,
         arrs: &[Var],
         adjs: &Adjs,
-    ) -> R<Option<OneHot>> {
+    ) -> R<Option<(OneHot, Vec<Var>)>> {
         let [p] = s.pat.as_slice() else { return Ok(None) };
         let Some(h) = adjs.one_hot.get(&p.var).copied() else { return Ok(None) };
         if adjs.m.get(&p.var) != Some(&Atom::Var(h.adj)) || p.ty.rank() != 1 || !is_float(&p.ty) {
@@ -996,17 +989,23 @@ impl Ad {
         if arrs.iter().chain(&fv).any(|v| self.sparse.contains(v)) {
             return Ok(None);
         }
-        Ok(Some(h))
+        Ok(Some((h, fv)))
     }
 
     /// `ys = map f xs` reversed when `ys`'s adjoint is zero but at `i`: only `f xs[i]` is
     /// differentiated (its forward statements re-run for that element), under the adjoint's
     /// guard. k-means' distances to every center have the adjoint of their minimum: one
     /// center's `d` operations per point instead of all `k`'s.
-    fn rev_map_at(&mut self, lam: &Lambda, arrs: &[Var], h: OneHot, adjs: &mut Adjs) -> R<()> {
+    fn rev_map_at(
+        &mut self,
+        lam: &Lambda,
+        arrs: &[Var],
+        h: OneHot,
+        fv: &[Var],
+        adjs: &mut Adjs,
+    ) -> R<()> {
         let copy = self.rename_lambda(lam);
         let pvars: Vec<Var> = copy.params.iter().map(|q| q.var).collect();
-        let fv = self.free_floats(&lam.body, &lam.params.iter().map(|q| q.var).collect::<Vec<_>>());
         // The element: each parameter bound to its array's row `i`.
         let mut stms = Vec::new();
         for (q, a) in copy.params.iter().zip(arrs) {
@@ -1051,35 +1050,48 @@ impl Ad {
         }
         // Each array's adjoint gets its element's at `i`, when `i` is in bounds.
         for ((a, q), t) in arrs.iter().zip(rows).zip(&tys) {
-            if !is_float(t) {
-                continue;
+            if is_float(t) {
+                self.add_at_if(adjs, *a, h.idx, Atom::Var(q.var), h.guard)?;
             }
-            let aty = self.ty(*a)?;
-            let cur_adj = self.owned_adj(adjs, *a)?;
-            self.open();
-            let cur = self.let1(
-                "cur",
-                t.clone(),
-                Exp::Index { arr: cur_adj, idx: vec![DimIndex::Fix(h.idx)] },
-            );
-            let new = self.add_vals(t, Atom::Var(cur), Atom::Var(q.var))?;
-            let upd = self.let1(
-                "adj",
-                aty.clone(),
-                Exp::Update { arr: cur_adj, idx: vec![DimIndex::Fix(h.idx)], value: new },
-            );
-            let tb = self.close(vec![Atom::Var(upd)]);
-            self.open();
-            let eb = self.close(vec![Atom::Var(cur_adj)]);
-            let r = self.let1(
-                "adj",
-                aty.clone(),
-                Exp::If { cond: h.guard, then_body: tb, else_body: eb, ret: vec![aty] },
-            );
-            adjs.m.insert(*a, Atom::Var(r));
-            adjs.owned.insert(*a);
         }
         Ok(())
+    }
+
+    /// `adj with [idx] = adj[idx] + val`, for the adjoint array `adj` of type `aty` whose
+    /// element or row at `idx` has type `ty`.
+    fn add_at(&mut self, adj: Var, idx: &[DimIndex], val: Atom, ty: &Type, aty: &Type) -> R<Var> {
+        let cur = self.let1("cur", ty.clone(), Exp::Index { arr: adj, idx: idx.to_vec() });
+        let new = self.add_vals(ty, Atom::Var(cur), val)?;
+        Ok(self.let1("adj", aty.clone(), Exp::Update { arr: adj, idx: idx.to_vec(), value: new }))
+    }
+
+    /// `a`'s adjoint with `val` added at row `i` when `guard` holds (the index of an extremum,
+    /// which an empty array does not have); the new adjoint's variable.
+    pub fn add_at_if(
+        &mut self,
+        adjs: &mut Adjs,
+        a: Var,
+        i: Atom,
+        val: Atom,
+        guard: Atom,
+    ) -> R<Var> {
+        let aty = self.ty(a)?;
+        let ty = super::build::row_of(&aty);
+        let adj = self.owned_adj(adjs, a)?;
+        let idx = [DimIndex::Fix(i)];
+        self.open();
+        let upd = self.add_at(adj, &idx, val, &ty, &aty)?;
+        let then_body = self.close(vec![Atom::Var(upd)]);
+        self.open();
+        let else_body = self.close(vec![Atom::Var(adj)]);
+        let r = self.let1(
+            "adj",
+            aty.clone(),
+            Exp::If { cond: guard, then_body, else_body, ret: vec![aty] },
+        );
+        adjs.m.insert(a, Atom::Var(r));
+        adjs.owned.insert(a);
+        Ok(r)
     }
 
     /// A group of reads of one array in a map's function, reversed, as contributions to single

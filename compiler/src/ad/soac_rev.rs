@@ -272,30 +272,8 @@ impl Ad {
         );
         let _ = v;
         let fresh = !adjs.m.contains_key(&a);
-        let abar = self.owned_adj_pub(adjs, a)?;
         let ok = self.cmp(CmpOp::Lt, PrimType::I64, Atom::Var(i), w);
-        self.open();
-        let cur = self.let1(
-            "cur",
-            Type::Prim(t),
-            Exp::Index { arr: abar, idx: vec![DimIndex::Fix(Atom::Var(i))] },
-        );
-        let new = self.add(t, Atom::Var(cur), yb);
-        let upd = self.let1(
-            "adj",
-            ty.clone(),
-            Exp::Update { arr: abar, idx: vec![DimIndex::Fix(Atom::Var(i))], value: new },
-        );
-        let tb = self.close(vec![Atom::Var(upd)]);
-        self.open();
-        let eb = self.close(vec![Atom::Var(abar)]);
-        let r = self.let1(
-            "adj",
-            ty.clone(),
-            Exp::If { cond: ok, then_body: tb, else_body: eb, ret: vec![ty] },
-        );
-        adjs.m.insert(a, Atom::Var(r));
-        adjs.owned.insert(a);
+        let r = self.add_at_if(adjs, a, Atom::Var(i), yb, ok)?;
         if fresh {
             let h = super::rev::OneHot { adj: r, idx: Atom::Var(i), val: yb, guard: ok };
             adjs.one_hot.insert(a, h);

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::lower::builder::atom_dim;
 use super::{Atom, Body, Dim, Exp, LoopForm, Var};
 use crate::prim::{IntType, PrimValue};
 
@@ -23,7 +24,7 @@ fn walk(b: &Body, iotas: &mut HashMap<Var, Dim>, out: &mut HashMap<Var, Dim>) {
             (Exp::Iota { n, start, step, it: IntType::I64 }, [p])
                 if *start == zero && *step == one =>
             {
-                if let Some(d) = dim_of(n) {
+                if let Some(d) = atom_dim(*n) {
                     iotas.insert(p.var, d);
                 }
             }
@@ -35,20 +36,13 @@ fn walk(b: &Body, iotas: &mut HashMap<Var, Dim>, out: &mut HashMap<Var, Dim>) {
                 }
             }
             (Exp::Loop { form: LoopForm::For { i, it: IntType::I64, bound }, .. }, _) => {
-                if let Some(d) = dim_of(bound) {
+                if let Some(d) = atom_dim(*bound) {
                     out.insert(*i, d);
                 }
             }
             _ => {}
         }
         super::lower::rewrite::for_each_body(&s.exp, &mut |b| walk(b, iotas, out));
-    }
-}
-
-fn dim_of(a: &Atom) -> Option<Dim> {
-    match a {
-        Atom::Var(v) => Some(Dim::Var(*v)),
-        Atom::Const(c) => c.as_i64().map(Dim::Const),
     }
 }
 

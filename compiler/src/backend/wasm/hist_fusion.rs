@@ -17,6 +17,7 @@ use walrus::ir::BinaryOp as B;
 use walrus::{InstrSeqBuilder, LocalId, ValType};
 
 use super::gen::Gen;
+use crate::ir::lower::builder::dim_atom;
 use crate::ir::lower::rewrite::walk_vars_exp;
 use crate::ir::{Atom, BinOp, Body, Dim, Exp, Type, Var};
 use crate::prim::{IntType, PrimType};
@@ -212,13 +213,6 @@ fn product_of(body: &Body, p: Var) -> Option<(Atom, Atom)> {
         }
         _ => None,
     })
-}
-
-fn dim_atom(d: Dim) -> Atom {
-    match d {
-        Dim::Const(c) => Atom::Const(crate::prim::PrimValue::I64(c)),
-        Dim::Var(v) => Atom::Var(v),
-    }
 }
 
 impl Gen<'_> {
