@@ -59,6 +59,9 @@ pub struct Args {
     /// Type-check without AUTOMAP (every map and rep must be explicit).
     #[arg(long)]
     no_automap: bool,
+    /// GPU: after the table, the device time of each kernel in the last timed run of each row.
+    #[arg(long)]
+    profile: bool,
 }
 
 /// Timing statistics of the runs of one input, in milliseconds.
@@ -99,6 +102,14 @@ pub struct Measure {
     pub peak: Option<u64>,
     /// wasm only: the size of the module's linear memory after the run.
     pub linear_memory: Option<u64>,
+    /// GPU only, where the device has timestamp queries: the device time of each run's
+    /// kernels, summed ([`ogham_runtime::gpu::Gpu::kernel_time`]).
+    pub kernels: Option<Stats>,
+    /// Bytes of the arguments and results, for the throughput of [`Measure::kernels`].
+    pub bytes: u64,
+    /// GPU, where kernels are timed: each kernel of the last timed run, with its launches and
+    /// milliseconds.
+    pub profile: Vec<(String, u32, f64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -197,7 +208,12 @@ impl Engine {
                 };
                 Engine::Wasm(exec, n)
             }
-            BackendKind::Gpu => Engine::Gpu(ogham_runtime::gpu::Gpu::new()?),
+            BackendKind::Gpu => {
+                let gpu = ogham_runtime::gpu::Gpu::new()?;
+                // Kernel times are an extra column where the device can measure them.
+                let _ = gpu.set_kernel_timing(true);
+                Engine::Gpu(gpu)
+            }
         })
     }
 
@@ -266,7 +282,7 @@ impl Engine {
             Engine::Interp => "interp (the reference interpreter)".into(),
             Engine::Wasm(_, 1) => "wasm (wasmtime, one thread)".into(),
             Engine::Wasm(_, n) => format!("wasm (wasmtime, parallel maps on {n} threads)"),
-            Engine::Gpu(_) => "gpu (wgpu)".into(),
+            Engine::Gpu(g) => format!("gpu (wgpu: {})", g.adapter()),
         }
     }
 }
@@ -283,17 +299,24 @@ fn measure(
     // memory to results still there: the host's copies and its conversions to and from the CLI's
     // values are the same for any function with these arguments and results, and on large arrays
     // (a gradient's full-size adjoints) they would outweigh the module's work.
+    // A GPU run likewise starts from arguments as bytes and ends with results as bytes, so the
+    // time is the uploads, the kernels and the read-backs.
     let packed: Vec<Packed> = match prog {
-        Prepared::Wasm(_) => args.iter().map(Packed::from).collect(),
+        Prepared::Wasm(_) | Prepared::Gpu(_) => args.iter().map(Packed::from).collect(),
         _ => Vec::new(),
     };
-    let timed_run = |engine: &mut Engine, prog: &mut Prepared| match prog {
-        Prepared::Wasm(l) => {
+    let timed_run = |engine: &mut Engine, prog: &mut Prepared| match (engine, prog) {
+        (_, Prepared::Wasm(l)) => {
             let t = Instant::now();
             l.run_packed(entry, &packed)?;
             Ok::<_, Diagnostic>(l.call_time().min(t.elapsed()))
         }
-        _ => {
+        (Engine::Gpu(gpu), Prepared::Gpu(l)) => {
+            let t = Instant::now();
+            gpu.run_packed(l, entry, &packed)?;
+            Ok(t.elapsed())
+        }
+        (engine, prog) => {
             let t = Instant::now();
             engine.run(prog, entry, args)?;
             Ok(t.elapsed())
@@ -303,12 +326,32 @@ fn measure(
         timed_run(engine, prog)?;
     }
     let mut times = Vec::with_capacity(settings.runs as usize);
+    let mut kernels = Vec::new();
+    let mut profile = Vec::new();
     for _ in 0..settings.runs {
         times.push(timed_run(engine, prog)?);
+        if let Engine::Gpu(gpu) = engine {
+            kernels.extend(gpu.kernel_time());
+            profile = gpu.kernel_profile();
+        }
     }
+    let profile =
+        profile.into_iter().map(|(name, n, t)| (name, n, t.as_secs_f64() * 1e3)).collect();
     let (results, memory) = engine.run_measured(prog, entry, args)?;
     let stats = Stats::of(&times);
-    Ok((Measure { stats, peak: memory.peak, linear_memory: memory.linear }, results))
+    let kernels = (!kernels.is_empty()).then(|| Stats::of(&kernels));
+    let bytes = args.iter().chain(&results).map(value_bytes).sum();
+    let m =
+        Measure { stats, peak: memory.peak, linear_memory: memory.linear, kernels, bytes, profile };
+    Ok((m, results))
+}
+
+/// The bytes of a value's elements.
+fn value_bytes(v: &Value) -> u64 {
+    match v {
+        Value::Prim(p) => ogham::value::packed::elem_size(p.ty()) as u64,
+        Value::Array(a) => (a.data.len() * ogham::value::packed::elem_size(a.elem)) as u64,
+    }
 }
 
 /// Result adjoints for a vjp: ones shaped like the primal results (zeros for integers, `false`
@@ -702,6 +745,9 @@ pub fn main(args: &Args) -> ExitCode {
         print!("{}", report.json());
     } else {
         print!("{}", report.text());
+        if args.profile {
+            print!("{}", report.profile());
+        }
     }
     if report.rows.iter().any(|r| matches!(r.outcome, Outcome::Failed(_))) {
         ExitCode::FAILURE
@@ -754,6 +800,18 @@ fn fmt_opt_bytes(b: Option<u64>) -> String {
 }
 
 /// `b / a` to two decimals (`-` when it cannot be formed).
+/// A rate in GB/s, to three significant digits.
+pub fn fmt_rate(gb_s: f64) -> String {
+    if !gb_s.is_finite() {
+        return "-".into();
+    }
+    match gb_s {
+        r if r >= 100.0 => format!("{r:.0}"),
+        r if r >= 10.0 => format!("{r:.1}"),
+        r => format!("{r:.2}"),
+    }
+}
+
 pub fn fmt_ratio(a: f64, b: f64) -> String {
     if a > 0.0 && a.is_finite() && b.is_finite() {
         format!("{:.2}", b / a)
@@ -835,6 +893,18 @@ impl Report {
                  peaks)"
             );
         }
+        let kernel_times = self.rows.iter().any(|r| match &r.outcome {
+            Outcome::Timed(m) => m.kernels.is_some(),
+            _ => false,
+        });
+        if kernel_times {
+            let _ = writeln!(
+                out,
+                "kernels: the device time of a run's kernels alone, summed (timestamp queries; \
+                 uploads, read-backs and the host's work between kernels excluded); GB/s: bytes \
+                 of the arguments and results over the kernels' median time"
+            );
+        }
         out.push('\n');
         let status = |o: &Outcome| match o {
             Outcome::Skipped(why) => Some(format!("skipped: {why}")),
@@ -847,12 +917,24 @@ impl Report {
             .map(|r| {
                 let mut cells = vec![r.program.clone(), r.entry.clone(), r.input.clone()];
                 match &r.outcome {
-                    Outcome::Timed(m) => cells.extend([
-                        fmt_ms(m.stats.median),
-                        fmt_ms(m.stats.min),
-                        fmt_ms(m.stats.max),
-                        fmt_opt_bytes(m.peak),
-                    ]),
+                    Outcome::Timed(m) => {
+                        cells.extend([
+                            fmt_ms(m.stats.median),
+                            fmt_ms(m.stats.min),
+                            fmt_ms(m.stats.max),
+                            fmt_opt_bytes(m.peak),
+                        ]);
+                        if kernel_times {
+                            cells.extend(match &m.kernels {
+                                Some(k) => [
+                                    fmt_ms(k.median),
+                                    fmt_ms(k.min),
+                                    fmt_rate(m.bytes as f64 / (k.median * 1e6)),
+                                ],
+                                None => ["-".into(), "-".into(), "-".into()],
+                            });
+                        }
+                    }
                     Outcome::Ad { primal, vjp } => cells.extend([
                         fmt_ms(primal.stats.median),
                         fmt_ms(vjp.stats.median),
@@ -885,6 +967,23 @@ impl Report {
                 &[false, false, false, true, true, true, true, true, true],
                 &rows,
             ));
+        } else if kernel_times {
+            out.push_str(&table(
+                &[
+                    "program",
+                    "entry",
+                    "input",
+                    "median ms",
+                    "min ms",
+                    "max ms",
+                    "peak memory",
+                    "kernels ms",
+                    "kernels min ms",
+                    "GB/s",
+                ],
+                &[false, false, false, true, true, true, true, true, true, true],
+                &rows,
+            ));
         } else {
             out.push_str(&table(
                 &["program", "entry", "input", "median ms", "min ms", "max ms", "peak memory"],
@@ -914,6 +1013,25 @@ impl Report {
         out
     }
 
+    /// Each timed row's kernels (GPU): launches and device time in the last timed run.
+    pub fn profile(&self) -> String {
+        let mut out = String::new();
+        for r in &self.rows {
+            let Outcome::Timed(m) = &r.outcome else { continue };
+            if m.profile.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n{} {} {}:", r.program, r.entry, r.input);
+            let rows: Vec<Vec<String>> = m
+                .profile
+                .iter()
+                .map(|(name, n, ms)| vec![name.clone(), n.to_string(), fmt_ms(*ms)])
+                .collect();
+            out.push_str(&table(&["kernel", "launches", "ms"], &[false, true, true], &rows));
+        }
+        out
+    }
+
     /// The report as one JSON object.
     pub fn json(&self) -> String {
         let measure = |m: &Measure| {
@@ -927,6 +1045,17 @@ impl Report {
             );
             if let Some(b) = m.linear_memory {
                 let _ = write!(s, ", \"linear_memory_bytes\": {b}");
+            }
+            if let Some(k) = &m.kernels {
+                let _ = write!(
+                    s,
+                    ", \"kernels\": {{\"median_ms\": {}, \"min_ms\": {}, \"max_ms\": {}}}, \
+                     \"bytes\": {}",
+                    json_num(k.median),
+                    json_num(k.min),
+                    json_num(k.max),
+                    m.bytes
+                );
             }
             s.push('}');
             s

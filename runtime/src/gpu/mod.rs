@@ -46,7 +46,20 @@ pub struct Gpu {
     memory: Rc<MemMeter>,
     /// A software adapter (lavapipe, SwiftShader): see `exec::Device::software`.
     software: bool,
+    /// Whether the device was opened with timestamp queries.
+    timestamps: bool,
+    /// The adapter's name and backend, for reports.
+    adapter: String,
+    /// Whether runs time their kernels ([`Gpu::set_kernel_timing`]).
+    timing: Cell<bool>,
+    /// The device time of the last run's kernels, in nanoseconds.
+    kernel_ns: Cell<f64>,
+    /// The last run's kernels by name: launches and nanoseconds, in order of first launch.
+    profile: RefCell<Vec<(String, u32, f64)>>,
 }
+
+/// Timestamp pairs a run collects before it reads them back.
+const TIMESTAMP_PAIRS: u32 = 512;
 
 /// What an error scope caught, once the device says.
 type ScopeResult = Pin<Box<dyn Future<Output = Option<wgpu::Error>>>>;
@@ -225,6 +238,16 @@ impl Gpu {
         pollster::block_on(self.load_program(prog))
     }
 
+    /// Run an entry point on arguments and results as bytes ([`Gpu::run_entry_packed`]).
+    pub fn run_packed(
+        &mut self,
+        l: &Loaded,
+        entry: &str,
+        args: &[Packed],
+    ) -> Result<Vec<Packed>, Diagnostic> {
+        pollster::block_on(self.run_entry_packed(l, entry, args))
+    }
+
     /// Run an entry point of a loaded program.
     pub fn run(
         &mut self,
@@ -255,12 +278,16 @@ impl Gpu {
         let limits = adapter.limits();
         // Natively lavapipe reports a CPU device; in browsers SwiftShader is the fallback adapter,
         // which wgpu reports the same way.
-        let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+        let info = adapter.get_info();
+        let software = info.device_type == wgpu::DeviceType::Cpu;
+        let adapter_name = format!("{}, {:?}", info.name, info.backend);
         let software = schedule_override().unwrap_or(software);
+        // Timestamps only cost something while a run is timed (`set_kernel_timing`).
+        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("ogham"),
-                required_features: wgpu::Features::empty(),
+                required_features: features,
                 required_limits: limits.clone(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
@@ -288,7 +315,43 @@ impl Gpu {
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
             memory: Rc::default(),
             software,
+            timestamps: !features.is_empty(),
+            adapter: adapter_name,
+            timing: Cell::new(false),
+            kernel_ns: Cell::new(0.0),
+            profile: RefCell::default(),
         })
+    }
+
+    /// The last timed run's kernels: name, launches and device time, in order of first launch.
+    pub fn kernel_profile(&self) -> Vec<(String, u32, std::time::Duration)> {
+        self.profile
+            .borrow()
+            .iter()
+            .map(|(n, c, ns)| (n.clone(), *c, std::time::Duration::from_secs_f64(ns * 1e-9)))
+            .collect()
+    }
+
+    /// The adapter's name and backend ("NVIDIA H100 80GB HBM3, Vulkan").
+    pub fn adapter(&self) -> &str {
+        &self.adapter
+    }
+
+    /// Time every kernel of the following runs on the device (timestamp queries), for
+    /// [`Gpu::kernel_time`]; an error if the device cannot.
+    pub fn set_kernel_timing(&self, on: bool) -> Result<(), Diagnostic> {
+        if on && !self.timestamps {
+            return Err(gpu_err("this device does not support timestamp queries"));
+        }
+        self.timing.set(on);
+        Ok(())
+    }
+
+    /// The device time of the last run's kernels, from the start to the end of each, summed
+    /// (uploads, read-backs, copies and the host's work between kernels excluded); `None` unless
+    /// runs are timed.
+    pub fn kernel_time(&self) -> Option<std::time::Duration> {
+        self.timing.get().then(|| std::time::Duration::from_secs_f64(self.kernel_ns.get() * 1e-9))
     }
 
     /// The most bytes of array buffers alive at once since the last call (or since the device
@@ -428,15 +491,23 @@ impl Gpu {
         entry: &str,
         args: &[Packed],
     ) -> Result<Vec<Packed>, Diagnostic> {
+        self.kernel_ns.set(0.0);
+        self.profile.borrow_mut().clear();
         let r = {
             let mut dev = self.dev(l).await?;
-            exec::run_entry_packed(&l.prog, &mut dev, entry, args).await
+            let r = exec::run_entry_packed(&l.prog, &mut dev, entry, args).await;
+            dev.read_timestamps().await?;
+            r
         };
         match r {
             Err(d) if !l.prog.wide && l.prog.source.is_some() && wgsl::is_needs_wide(&d) => {
+                self.kernel_ns.set(0.0);
+                self.profile.borrow_mut().clear();
                 let w = self.wide(l).await?;
                 let mut dev = self.dev(&w).await?;
-                exec::run_entry_packed(&w.prog, &mut dev, entry, args).await
+                let r = exec::run_entry_packed(&w.prog, &mut dev, entry, args).await;
+                dev.read_timestamps().await?;
+                r
             }
             r => r,
         }
@@ -469,7 +540,23 @@ impl Gpu {
             }))
         });
         let checks = RefCell::new(vec![("allocating the error record", check)]);
-        Ok(Dev { gpu: self, pipelines: &l.pipelines, err, checks, err_seen: None })
+        let queries = self.timing.get().then(|| {
+            self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("kernel times"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2 * TIMESTAMP_PAIRS,
+            })
+        });
+        Ok(Dev {
+            gpu: self,
+            prog: &l.prog,
+            pipelines: &l.pipelines,
+            err,
+            checks,
+            err_seen: None,
+            queries,
+            timed: Vec::new(),
+        })
     }
 
     /// The bytes of each region `(buffer, first word, words)`, read back together: one copy
@@ -528,6 +615,7 @@ impl Gpu {
 
 struct Dev<'a> {
     gpu: &'a Gpu,
+    prog: &'a GpuProgram,
     pipelines: &'a [Rc<Pipeline>],
     /// This run's error record (binding 1 of every kernel).
     err: Owned,
@@ -539,6 +627,10 @@ struct Dev<'a> {
     /// the executor asks for it right after reading a loop's condition or a result, and it
     /// comes with that read instead of in a second round trip.
     err_seen: Option<Vec<u32>>,
+    /// While runs are timed: a start and an end timestamp per launch, of the kernels in
+    /// `timed` (not yet read back).
+    queries: Option<wgpu::QuerySet>,
+    timed: Vec<usize>,
 }
 
 impl Dev<'_> {
@@ -563,6 +655,49 @@ impl Dev<'_> {
         }
         first?;
         self.gpu.check_lost()
+    }
+
+    /// Read the timestamps written so far and add their kernels' times to the run's.
+    async fn read_timestamps(&mut self) -> Result<(), Diagnostic> {
+        let (Some(qs), n) = (&self.queries, self.timed.len() as u32) else { return Ok(()) };
+        if n == 0 {
+            return Ok(());
+        }
+        let kernels = std::mem::take(&mut self.timed);
+        let gpu = self.gpu;
+        let resolved = self.deferred("reading kernel times", || {
+            let b = Owned(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("kernel times"),
+                size: 16 * n as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }));
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            enc.resolve_query_set(qs, 0..2 * n, &b, 0);
+            gpu.queue.submit([enc.finish()]);
+            b
+        });
+        self.settle().await?;
+        let bytes = gpu.read(&[(&resolved, 0, 4 * n as u64)]).await?.pop().unwrap_or_default();
+        let ticks: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        let period = f64::from(gpu.queue.get_timestamp_period());
+        let mut profile = gpu.profile.borrow_mut();
+        for (p, k) in ticks.chunks_exact(2).zip(kernels) {
+            let ns = p[1].saturating_sub(p[0]) as f64 * period;
+            gpu.kernel_ns.set(gpu.kernel_ns.get() + ns);
+            let name = self.prog.kernels.get(k).map_or("?", |k| k.name.as_str());
+            match profile.iter_mut().find(|e| e.0 == name) {
+                Some(e) => {
+                    e.1 += 1;
+                    e.2 += ns;
+                }
+                None => profile.push((name.to_string(), 1, ns)),
+            }
+        }
+        Ok(())
     }
 
     fn buffer(&self, words: u64) -> Result<Counted, Diagnostic> {
@@ -648,6 +783,18 @@ impl exec::Device for Dev<'_> {
         groups: u64,
     ) -> Result<(), Diagnostic> {
         self.err_seen = None;
+        if self.timed.len() == TIMESTAMP_PAIRS as usize {
+            self.read_timestamps().await?;
+        }
+        let stamp = self.queries.as_ref().map(|qs| {
+            self.timed.push(kernel);
+            let pair = self.timed.len() as u32 - 1;
+            wgpu::ComputePassTimestampWrites {
+                query_set: qs,
+                beginning_of_pass_write_index: Some(2 * pair),
+                end_of_pass_write_index: Some(2 * pair + 1),
+            }
+        });
         let p = self.pipelines.get(kernel).ok_or_else(|| gpu_err("no such kernel"))?.clone();
         // A uniform array of vec4<u32>: whole 16-byte rows, at least one.
         let mut words = args.to_vec();
@@ -686,7 +833,10 @@ impl exec::Device for Dev<'_> {
             });
             let mut enc = gpu.device.create_command_encoder(&Default::default());
             {
-                let mut pass = enc.begin_compute_pass(&Default::default());
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: None,
+                    timestamp_writes: stamp,
+                });
                 pass.set_pipeline(&p.0);
                 pass.set_bind_group(0, &bg, &[]);
                 pass.dispatch_workgroups(x, y as u32, 1);
