@@ -15,8 +15,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 use super::{
-    BufRef, Dispatch, GpuProgram, HostBody, HostStm, HIST_LOCAL_BINS, MAX_ERR_ARGS, MAX_GROUPS,
-    SEG_GROUP_MIN, WORKGROUP,
+    BufRef, Dispatch, GpuProgram, HostBody, HostStm, GPU_MAX_GROUPS, HIST_LOCAL_BINS, MAX_ERR_ARGS,
+    MAX_GROUPS, SEG_GROUP_MIN, WORKGROUP,
 };
 use crate::diag::{Diagnostic, Phase, Span};
 use crate::interp::prim_ops;
@@ -693,7 +693,7 @@ impl<D: Device> Exec<'_, D> {
                     let groups = groups_for(n).min(SOFTWARE_REDUCE_GROUPS);
                     (groups, groups * WORKGROUP as u64, flat)
                 } else {
-                    let groups = groups_for(n);
+                    let groups = gpu_groups_for(n);
                     (groups, groups, &passes[0])
                 };
                 let k = pat.len();
@@ -726,7 +726,8 @@ impl<D: Device> Exec<'_, D> {
                     self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: vec![n] });
                 }
                 if n > 0 {
-                    let groups = groups_for(n);
+                    let groups =
+                        if self.dev.software() { groups_for(n) } else { gpu_groups_for(n) };
                     let mut temps = Vec::new();
                     for p in pat {
                         temps.push(self.dev.alloc(groups * self.wpe(p.ty.elem())).await?);
@@ -840,4 +841,12 @@ const SOFTWARE_REDUCE_GROUPS: u64 = 16;
 pub fn groups_for(n: i64) -> u64 {
     let n = n.max(1) as u64;
     n.div_ceil(WORKGROUP as u64).clamp(1, MAX_GROUPS as u64)
+}
+
+/// Workgroups of a reduction or scan over `n` elements on a GPU: enough to fill a large one
+/// (an H100 holds 132 × 8 workgroups of 256 at once), each with its share in flight; the second
+/// pass folds their partial values in one workgroup.
+pub fn gpu_groups_for(n: i64) -> u64 {
+    let n = n.max(1) as u64;
+    n.div_ceil(WORKGROUP as u64).clamp(1, GPU_MAX_GROUPS as u64)
 }

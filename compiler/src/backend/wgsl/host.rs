@@ -1467,6 +1467,8 @@ impl HostGen<'_> {
         Ok(Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() })
     }
 
+    /// The partial values folded by one workgroup: each thread folds its share in order, then
+    /// the threads' values meet in an order-keeping tree.
     fn reduce_pass2(
         &mut self,
         s: &ir::Stm,
@@ -1480,27 +1482,33 @@ impl HostGen<'_> {
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
             gen.wide = self.wide;
-            gen.open("if (lid == 0u) {");
+            partial_chunk(&mut gen);
             let accs = declare_accs(&mut gen, neutral, tys)?;
             let parts: Vec<usize> = tys
                 .iter()
                 .enumerate()
                 .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, Access::Read))
                 .collect();
-            gen.open("for (var g = 0u; g < ogm_args[0][1]; g++) {");
+            gen.open("for (var g = s2; g < e2; g++) {");
             fold_step(&mut gen, lam, &accs, tys, |j| format!("b{}[g]", parts[j]))?;
             gen.close();
-            for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+            let shared = shared_decls(tys, gen.wide);
+            tree_reduce(&mut gen, lam, &accs, tys, s.span)?;
+            gen.open("if (lid == 0u) {");
+            for (j, t) in tys.iter().enumerate() {
                 let b = gen.buffer(BufRef::Temp(k + j), *t, Access::ReadWrite);
-                gen.line(&format!("b{b}[0] = {};", store(a, *t)));
+                gen.line(&format!("b{b}[0] = sh{j}[0];"));
             }
             gen.close();
-            let wgsl = assemble(&gen, "", "");
+            let wgsl = assemble(&gen, &shared, "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         self.finish(types, sites, res, format!("{}_pass2", exp_name(&s.exp)))
     }
 
+    /// The exclusive scan of the partial values by one workgroup: each thread folds its share,
+    /// one thread scans the threads' sums in workgroup memory, and each thread rescans its
+    /// share from its sum's prefix, each partial becoming the fold of those before it.
     fn scan_pass2(
         &mut self,
         s: &ir::Stm,
@@ -1513,15 +1521,20 @@ impl HostGen<'_> {
         let res = (|| {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
             gen.wide = self.wide;
-            gen.open("if (lid == 0u) {");
+            partial_chunk(&mut gen);
             let accs = declare_accs(&mut gen, neutral, tys)?;
             let parts: Vec<usize> = tys
                 .iter()
                 .enumerate()
                 .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite))
                 .collect();
-            gen.open("for (var g = 0u; g < ogm_args[0][1]; g++) {");
-            // Exclusive: each partial becomes the fold of those before it.
+            gen.open("for (var g = s2; g < e2; g++) {");
+            fold_step(&mut gen, lam, &accs, tys, |j| format!("b{}[g]", parts[j]))?;
+            gen.close();
+            let shared = shared_decls(tys, gen.wide);
+            let neutrals = neutral.iter().map(|a| Ok(gen.scalar(a)?.0)).collect::<R<Vec<_>>>()?;
+            let runs = exclusive_in_workgroup(&mut gen, lam, &accs, tys, &neutrals)?;
+            gen.open("for (var g = s2; g < e2; g++) {");
             let xs: Vec<KVal> = tys
                 .iter()
                 .enumerate()
@@ -1529,16 +1542,12 @@ impl HostGen<'_> {
                     KVal::Scalar(gen.let_(&load(&format!("b{}[g]", parts[j]), *t), *t), *t)
                 })
                 .collect();
-            for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+            for (j, (a, t)) in runs.iter().zip(tys).enumerate() {
                 gen.line(&format!("b{}[g] = {};", parts[j], store(a, *t)));
             }
-            let args =
-                accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
-            let res = gen.apply_lambda(lam, args)?;
-            gen.assign(&res, &accs)?;
+            fold_in(&mut gen, lam, &runs, tys, xs)?;
             gen.close();
-            gen.close();
-            let wgsl = assemble(&gen, "", "");
+            let wgsl = assemble(&gen, &shared, "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         self.finish(types, sites, res, format!("{}_pass2", exp_name(&s.exp)))
@@ -1559,78 +1568,100 @@ impl HostGen<'_> {
             gen.wide = self.wide;
             let sums = thread_fold(&mut gen, lam, neutral, arrs, tys, false)?;
             let shared = shared_decls(tys, gen.wide);
-            for (j, (a, t)) in sums.iter().zip(tys).enumerate() {
-                gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
-            }
-            gen.line("workgroupBarrier();");
-            gen.open("if (lid == 0u) {");
-            let runs: Vec<String> = tys
+            // The group's prefix (pass 2) starts the scan of its threads' sums.
+            let firsts: Vec<String> = tys
                 .iter()
                 .enumerate()
                 .map(|(j, t)| {
                     let b = gen.buffer(BufRef::Temp(j), *t, Access::Read);
-                    let n = gen.fresh("run");
-                    gen.line(&format!(
-                        "var {n}: {} = {};",
-                        gen.ty(*t),
-                        load(&format!("b{b}[wg.x]"), *t)
-                    ));
-                    n
+                    load(&format!("b{b}[wg.x]"), *t)
                 })
                 .collect();
-            gen.open("for (var l = 0u; l < 256u; l++) {");
-            let xs: Vec<KVal> = tys
-                .iter()
-                .enumerate()
-                .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("sh{j}[l]"), *t), *t), *t))
-                .collect();
-            for (j, (r, t)) in runs.iter().zip(tys).enumerate() {
-                gen.line(&format!("sh{j}[l] = {};", store(r, *t)));
-            }
-            let args =
-                runs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
-            let res = gen.apply_lambda(lam, args)?;
-            gen.assign(&res, &runs)?;
-            gen.close();
-            gen.close();
-            gen.line("workgroupBarrier();");
-            let accs: Vec<String> = tys
+            let accs = exclusive_in_workgroup(&mut gen, lam, &sums, tys, &firsts)?;
+            let arrs_k = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+            let outs: Vec<usize> = tys
                 .iter()
                 .enumerate()
                 .map(|(j, t)| {
-                    let n = gen.fresh("acc");
-                    gen.line(&format!(
-                        "var {n}: {} = {};",
-                        gen.ty(*t),
-                        load(&format!("sh{j}[lid]"), *t)
-                    ));
-                    n
-                })
-                .collect();
-            let arrs_k = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
-            gen.open("for (var i = start; i < end; i++) {");
-            let xs = arrs_k
-                .iter()
-                .map(|a| match a {
-                    KVal::Arr(a) => gen.index(a, &["i".to_string()]),
-                    sc => Ok(sc.clone()),
+                    let p = s.pat.get(j).ok_or_else(|| internal(s.span, "scan pattern"))?;
+                    Ok(gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite))
                 })
                 .collect::<R<Vec<_>>>()?;
-            let args =
-                accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
-            let res = gen.apply_lambda(lam, args)?;
-            gen.assign(&res, &accs)?;
-            for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
-                let p = s.pat.get(j).ok_or_else(|| internal(s.span, "scan pattern"))?;
-                let b = gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite);
-                gen.line(&format!("b{b}[i] = {};", store(a, *t)));
+            let step = |gen: &mut Gen, at: &str| -> R<()> {
+                for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+                    gen.line(&format!("b{}[{at}] = {};", outs[j], store(a, *t)));
+                }
+                Ok(())
+            };
+            let u = CHUNK_UNROLL;
+            gen.line("i = start;");
+            gen.open(&format!("for (; i < end - {}; i += {u}) {{", u - 1));
+            let offsets: Vec<String> = (0..u).map(|j| format!("(i + {j})")).collect();
+            let loaded =
+                offsets.iter().map(|o| elements(&mut gen, &arrs_k, o)).collect::<R<Vec<_>>>()?;
+            for (o, xs) in offsets.iter().zip(loaded) {
+                fold_in(&mut gen, lam, &accs, tys, xs)?;
+                step(&mut gen, o)?;
             }
+            gen.close();
+            gen.open("for (; i < end; i++) {");
+            let xs = elements(&mut gen, &arrs_k, "i")?;
+            fold_in(&mut gen, lam, &accs, tys, xs)?;
+            step(&mut gen, "i")?;
             gen.close();
             let wgsl = assemble(&gen, &shared, "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         self.finish(types, sites, res, format!("{}_pass3", exp_name(&s.exp)))
     }
+}
+
+/// Each thread's exclusive prefix of the threads' `accs` in order, starting from `first`, as
+/// fresh variables: the values meet in workgroup memory, where one thread scans them.
+fn exclusive_in_workgroup(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    accs: &[String],
+    tys: &[PrimType],
+    first: &[String],
+) -> R<Vec<String>> {
+    for (j, (a, t)) in accs.iter().zip(tys).enumerate() {
+        gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
+    }
+    gen.line("workgroupBarrier();");
+    gen.open("if (lid == 0u) {");
+    let runs: Vec<String> = tys
+        .iter()
+        .zip(first)
+        .map(|(t, init)| {
+            let n = gen.fresh("run");
+            gen.line(&format!("var {n}: {} = {init};", gen.ty(*t)));
+            n
+        })
+        .collect();
+    gen.open("for (var l = 0u; l < 256u; l++) {");
+    let xs: Vec<KVal> = tys
+        .iter()
+        .enumerate()
+        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("sh{j}[l]"), *t), *t), *t))
+        .collect();
+    for (j, (r, t)) in runs.iter().zip(tys).enumerate() {
+        gen.line(&format!("sh{j}[l] = {};", store(r, *t)));
+    }
+    fold_in(gen, lam, &runs, tys, xs)?;
+    gen.close();
+    gen.close();
+    gen.line("workgroupBarrier();");
+    let out: Vec<String> = tys
+        .iter()
+        .enumerate()
+        .map(|(j, t)| {
+            let n = gen.fresh("acc");
+            gen.line(&format!("var {n}: {} = {};", gen.ty(*t), load(&format!("sh{j}[lid]"), *t)));
+            n
+        })
+        .collect();
+    Ok(out)
 }
 
 /// Store each thread's `accs` in workgroup memory and combine them with a tree that keeps their
@@ -1813,11 +1844,20 @@ fn fold_step(
     gen.assign(&res, accs)
 }
 
-/// Each thread folds its contiguous chunk of the `w` elements (argument word 0); the chunking is
-/// the same in every pass, so a scan's third pass revisits the elements of its first.
-/// Each thread folds its share of `[0, w)`: with a `strided` (commutative) operator the elements
-/// `gid, gid + nthreads, ...`, so neighbouring threads load neighbouring elements (coalesced on a
-/// GPU, one vector load for a software device's lanes); otherwise a contiguous chunk, in order.
+/// Elements an invocation loads before it folds them, in the strided and in the contiguous
+/// order: a GPU keeps its memory busy only with many loads in flight, and a fold that loads one
+/// element per step (each step waiting for the last) reached 7% of an H100's bandwidth. Eight
+/// 32-bit elements are one 32-byte memory sector, so the contiguous chunks are whole sectors.
+const STRIDED_UNROLL: usize = 4;
+const CHUNK_UNROLL: usize = 8;
+
+/// Each thread folds its share of the `w` elements (argument word 0): with a `strided`
+/// (commutative) operator the elements `gid, gid + nthreads, ...`, so neighbouring threads load
+/// neighbouring elements (coalesced on a GPU, one vector load for a software device's lanes);
+/// otherwise a contiguous chunk `[start, end)`, in order, whose length is a multiple of
+/// [`CHUNK_UNROLL`]. The chunking is the same in every pass, so a scan's third pass revisits the
+/// elements of its first. Either way the elements are folded in the order of the loop without
+/// unrolling, so the result does not depend on it.
 fn thread_fold(
     gen: &mut Gen,
     lam: &ir::Lambda,
@@ -1830,29 +1870,74 @@ fn thread_fold(
     gen.line("let nthreads = i32(nwg.x * 256u);");
     gen.line("let gid = i32(wg.x * 256u + lid);");
     if !strided {
-        gen.line("let chunk = (w + nthreads - 1) / nthreads;");
+        let u = CHUNK_UNROLL;
+        gen.line(&format!("let chunk = ((w + nthreads - 1) / nthreads + {}) / {u} * {u};", u - 1));
         gen.line("let start = min(gid * chunk, w);");
         gen.line("let end = min(start + chunk, w);");
     }
     let accs = declare_accs(gen, neutral, tys)?;
     let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
-    if strided {
-        gen.open("for (var i = gid; i < w; i += nthreads) {");
+    let offsets: Vec<String> = if strided {
+        gen.line("var i = gid;");
+        let u = STRIDED_UNROLL;
+        gen.open(&format!("for (; i < w - {} * nthreads; i += {u} * nthreads) {{", u - 1));
+        (0..u).map(|j| format!("(i + {j} * nthreads)")).collect()
     } else {
-        gen.open("for (var i = start; i < end; i++) {");
+        gen.line("var i = start;");
+        let u = CHUNK_UNROLL;
+        gen.open(&format!("for (; i < end - {}; i += {u}) {{", u - 1));
+        (0..u).map(|j| format!("(i + {j})")).collect()
+    };
+    let loaded = offsets.iter().map(|o| elements(gen, &arrs, o)).collect::<R<Vec<_>>>()?;
+    for xs in loaded {
+        fold_in(gen, lam, &accs, tys, xs)?;
     }
-    let xs = arrs
-        .iter()
-        .map(|a| match a {
-            KVal::Arr(a) => gen.index(a, &["i".to_string()]),
-            sc => Ok(sc.clone()),
-        })
-        .collect::<R<Vec<_>>>()?;
-    let args = accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
-    let res = gen.apply_lambda(lam, args)?;
-    gen.assign(&res, &accs)?;
+    gen.close();
+    if strided {
+        gen.open("for (; i < w; i += nthreads) {");
+    } else {
+        gen.open("for (; i < end; i++) {");
+    }
+    let xs = elements(gen, &arrs, "i")?;
+    fold_in(gen, lam, &accs, tys, xs)?;
     gen.close();
     Ok(accs)
+}
+
+/// The elements at index `i` of the folded arrays, each bound to a variable (so an unrolled
+/// step issues all its loads before the first fold).
+fn elements(gen: &mut Gen, arrs: &[KVal], i: &str) -> R<Vec<KVal>> {
+    arrs.iter()
+        .map(|a| match a {
+            KVal::Arr(a) => match gen.index(a, &[i.to_string()])? {
+                KVal::Scalar(e, t) => Ok(KVal::Scalar(gen.let_(&e, t), t)),
+                v => Ok(v),
+            },
+            sc => Ok(sc.clone()),
+        })
+        .collect()
+}
+
+/// `accs = lam(accs, xs)`.
+fn fold_in(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    accs: &[String],
+    tys: &[PrimType],
+    xs: Vec<KVal>,
+) -> R<()> {
+    let args = accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
+    let res = gen.apply_lambda(lam, args)?;
+    gen.assign(&res, accs)
+}
+
+/// In a pass over the partial values (argument word 1 counts them), each thread's contiguous
+/// share `[s2, e2)` of them, in order.
+fn partial_chunk(gen: &mut Gen) {
+    gen.line("let parts = i32(ogm_args[0][1]);");
+    gen.line("let c2 = (parts + 255) / 256;");
+    gen.line("let s2 = min(i32(lid) * c2, parts);");
+    gen.line("let e2 = min(s2 + c2, parts);");
 }
 
 fn shared_decls(tys: &[PrimType], wide: bool) -> String {

@@ -46,8 +46,11 @@ use crate::prim::{FloatType, PrimType};
 
 /// Threads per workgroup in every kernel.
 pub const WORKGROUP: u32 = 256;
-/// The most workgroups a reduction or scan uses (its second pass folds the partial results).
+/// The most workgroups a reduction or scan uses on a software device, and a histogram anywhere
+/// (a reduction's or scan's second pass folds the partial results).
 pub const MAX_GROUPS: u32 = 256;
+/// The most workgroups a reduction or scan uses on a GPU.
+pub const GPU_MAX_GROUPS: u32 = 1024;
 
 pub use rows::ROW_LANES;
 
