@@ -718,7 +718,7 @@ impl<D: Device> Exec<'_, D> {
                 }
                 self.bind(pat, vals);
             }
-            HostStm::Scan { pat, w, passes, span } => {
+            HostStm::Scan { pat, w, passes, staged, span } => {
                 let n = self.int(w, *span)?;
                 elements(&[n], *span)?;
                 for p in pat {
@@ -733,9 +733,13 @@ impl<D: Device> Exec<'_, D> {
                         temps.push(self.dev.alloc(groups * self.wpe(p.ty.elem())).await?);
                     }
                     let reserved = [to_word(PrimValue::I64(n), *span)?, groups as u32];
-                    self.run_dispatch(&passes[0], &reserved, &temps, groups, *span).await?;
+                    let (first, third) = match staged {
+                        Some([p1, p3]) if !self.dev.software() => (p1, p3),
+                        _ => (&passes[0], &passes[2]),
+                    };
+                    self.run_dispatch(first, &reserved, &temps, groups, *span).await?;
                     self.run_dispatch(&passes[1], &reserved, &temps, 1, *span).await?;
-                    self.run_dispatch(&passes[2], &reserved, &temps, groups, *span).await?;
+                    self.run_dispatch(third, &reserved, &temps, groups, *span).await?;
                 }
             }
             HostStm::If { pat, cond, then_body, else_body, span } => {

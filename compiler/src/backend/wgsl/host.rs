@@ -4,11 +4,11 @@
 use std::collections::{HashMap, HashSet};
 
 use super::kernel::{buffer_decls, load, store, Gen, KVal, R};
-use super::tile;
 use super::{
     internal, unsupported, Access, BufRef, Dispatch, GpuProgram, HostBody, HostFun, HostStm,
     Kernel, Site, Tiles, WORKGROUP,
 };
+use super::{staged, tile};
 use crate::ir::{self, Atom, DimIndex, Exp, Type, Var};
 use crate::prim::PrimType;
 
@@ -175,7 +175,9 @@ fn mentions(s: &HostStm, v: Var) -> bool {
             *dest == v || atom(w) || disp(winners) || disp(write)
         }
         HostStm::Reduce { w, passes, flat, .. } => atom(w) || passes.iter().any(disp) || disp(flat),
-        HostStm::Scan { w, passes, .. } => atom(w) || passes.iter().any(disp),
+        HostStm::Scan { w, passes, staged, .. } => {
+            atom(w) || passes.iter().chain(staged.iter().flatten()).any(disp)
+        }
         HostStm::ReadElem { arr, idx, .. } => *arr == v || idx.iter().any(atom),
         HostStm::Reshape { arr, .. } | HostStm::Alias { arr, .. } | HostStm::Copy { arr, .. } => {
             *arr == v
@@ -556,10 +558,18 @@ impl HostGen<'_> {
                 let p1 = self.reduce_pass1(s, lam, neutral, arrs, &tys, true)?;
                 let p2 = self.scan_pass2(s, lam, neutral, &tys)?;
                 let p3 = self.scan_pass3(s, lam, neutral, arrs, &tys)?;
+                let staged = match staged::per_invocation(&tys, self.wide) {
+                    Some(k) => Some([
+                        self.staged_scan(s, lam, neutral, arrs, &tys, k, false)?,
+                        self.staged_scan(s, lam, neutral, arrs, &tys, k, true)?,
+                    ]),
+                    None => None,
+                };
                 out.push(HostStm::Scan {
                     pat: s.pat.clone(),
                     w: *w,
                     passes: [p1, p2, p3],
+                    staged,
                     span: s.span,
                 });
             }
@@ -1553,6 +1563,50 @@ impl HostGen<'_> {
         self.finish(types, sites, res, format!("{}_pass2", exp_name(&s.exp)))
     }
 
+    /// A scan's first (`!third`) or third pass with tiles staged in workgroup memory
+    /// ([`staged`]).
+    #[allow(clippy::too_many_arguments)]
+    fn staged_scan(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        neutral: &[Atom],
+        arrs: &[Var],
+        tys: &[PrimType],
+        k: u32,
+        third: bool,
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            gen.wide = self.wide;
+            let access = if third { Access::Read } else { Access::ReadWrite };
+            let parts: Vec<usize> = tys
+                .iter()
+                .enumerate()
+                .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, access))
+                .collect();
+            if third {
+                let outs = tys
+                    .iter()
+                    .enumerate()
+                    .map(|(j, t)| {
+                        let p = s.pat.get(j).ok_or_else(|| internal(s.span, "scan pattern"))?;
+                        Ok(gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite))
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                staged::pass3(&mut gen, lam, neutral, arrs, tys, k, &parts, &outs)?;
+            } else {
+                staged::pass1(&mut gen, lam, neutral, arrs, tys, k, &parts)?;
+            }
+            let wgsl = assemble(&gen, &staged::shared_decls(tys, k, gen.wide), "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        let name = if third { "staged_pass3" } else { "staged_pass1" };
+        self.finish(types, sites, res, format!("{}_{name}", exp_name(&s.exp)))
+    }
+
     fn scan_pass3(
         &mut self,
         s: &ir::Stm,
@@ -1666,7 +1720,7 @@ fn exclusive_in_workgroup(
 
 /// Store each thread's `accs` in workgroup memory and combine them with a tree that keeps their
 /// order (neighbours first); afterwards `sh_j[0]` holds the workgroup's values, visible to all.
-fn tree_reduce(
+pub(super) fn tree_reduce(
     gen: &mut Gen,
     lam: &ir::Lambda,
     accs: &[String],
@@ -1816,7 +1870,7 @@ fn atomic_update(gen: &mut Gen, target: &str, op: ir::BinOp, t: PrimType, x: &st
 }
 
 /// `var acc_j = neutral_j;` for each value.
-fn declare_accs(gen: &mut Gen, neutral: &[Atom], tys: &[PrimType]) -> R<Vec<String>> {
+pub(super) fn declare_accs(gen: &mut Gen, neutral: &[Atom], tys: &[PrimType]) -> R<Vec<String>> {
     let mut accs = Vec::new();
     for (a, t) in neutral.iter().zip(tys) {
         let (e, _) = gen.scalar(a)?;
@@ -1906,7 +1960,7 @@ fn thread_fold(
 
 /// The elements at index `i` of the folded arrays, each bound to a variable (so an unrolled
 /// step issues all its loads before the first fold).
-fn elements(gen: &mut Gen, arrs: &[KVal], i: &str) -> R<Vec<KVal>> {
+pub(super) fn elements(gen: &mut Gen, arrs: &[KVal], i: &str) -> R<Vec<KVal>> {
     arrs.iter()
         .map(|a| match a {
             KVal::Arr(a) => match gen.index(a, &[i.to_string()])? {
@@ -1919,7 +1973,7 @@ fn elements(gen: &mut Gen, arrs: &[KVal], i: &str) -> R<Vec<KVal>> {
 }
 
 /// `accs = lam(accs, xs)`.
-fn fold_in(
+pub(super) fn fold_in(
     gen: &mut Gen,
     lam: &ir::Lambda,
     accs: &[String],

@@ -35,6 +35,7 @@ mod prelude;
 mod print;
 mod rows;
 mod scalar;
+mod staged;
 mod tile;
 
 #[cfg(test)]
@@ -185,6 +186,10 @@ pub enum HostStm {
         pat: Vec<Param>,
         w: Atom,
         passes: [Dispatch; 3],
+        /// Passes 1 and 3 with their tiles staged in workgroup memory (`staged`), which a GPU
+        /// runs instead of `passes`' (a software device runs those); `None` for elements too
+        /// wide to stage.
+        staged: Option<[Dispatch; 2]>,
         span: Span,
     },
     /// `pat = arr[idx]`, every dimension indexed: a read-back of one element (bounds-checked).

@@ -190,7 +190,7 @@ impl Printer<'_> {
                         self.dispatch(&passes[1])
                     );
                 }
-                HostStm::Scan { pat, w, passes, .. } => {
+                HostStm::Scan { pat, w, passes, staged, .. } => {
                     let _ = writeln!(
                         out,
                         "{pad}let {} = scan({}) {} ; {} ; {}",
@@ -200,6 +200,15 @@ impl Printer<'_> {
                         self.dispatch(&passes[1]),
                         self.dispatch(&passes[2])
                     );
+                    if let Some([p1, p3]) = staged {
+                        let _ = writeln!(
+                            out,
+                            "{pad}  -- on a GPU: {} ; {} ; {}",
+                            self.dispatch(p1),
+                            self.dispatch(&passes[1]),
+                            self.dispatch(p3)
+                        );
+                    }
                 }
                 HostStm::ReadElem { pat, arr, idx, .. } => {
                     let _ = writeln!(

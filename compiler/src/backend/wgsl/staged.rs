@@ -1,0 +1,252 @@
+//! Scans on a GPU with their elements staged in workgroup memory.
+//!
+//! A scan keeps element order (its operator need not commute), so each invocation's elements
+//! must be consecutive. Read straight from storage, as [`super::host`]'s passes do, neighbouring
+//! invocations then load elements a whole chunk apart: on an H100 such a pass moved 170 GB/s of
+//! a 3 TB/s memory. Here each workgroup scans a contiguous block of the input in tiles of
+//! `256 * k` elements. The workgroup loads a tile with neighbouring invocations on neighbouring
+//! elements, into workgroup memory; each invocation then folds its `k` consecutive elements
+//! there; the invocations' values are combined in order (a tree for the first pass's total, an
+//! inclusive Kogge-Stone scan for the third); and the third pass writes its results back through
+//! workgroup memory the same way. Both passes cut the input into the same blocks, so the second
+//! pass's prefix of a block's partial is the prefix of the block's first tile.
+//!
+//! Workgroup memory is padded by a word every 32, so the `k` consecutive words an invocation
+//! reads fall in different banks for neighbouring invocations.
+
+use super::host::{declare_accs, elements, fold_in, tree_reduce};
+use super::kernel::{load, store, Gen, KVal, R};
+use super::{storage_type, WORKGROUP};
+use crate::ir::{self, Atom, Var};
+use crate::prim::PrimType;
+
+/// Elements each invocation stages per tile, by the words an element of all the scanned arrays
+/// takes together: at most 8 KiB of workgroup memory for the tile (WebGPU guarantees 16 KiB).
+/// `None` when the elements are too wide to stage (the unstaged passes run instead).
+pub fn per_invocation(tys: &[PrimType], wide: bool) -> Option<u32> {
+    let words: usize =
+        tys.iter().map(|t| if wide && super::scalar::narrowed(*t) { 2 } else { 1 }).sum();
+    match words {
+        1 => Some(8),
+        2 => Some(4),
+        3 | 4 => Some(2),
+        _ => None,
+    }
+}
+
+/// The tile's workgroup arrays (`st{j}`, padded) and the invocations' values (`sh{j}`).
+pub fn shared_decls(tys: &[PrimType], k: u32, wide: bool) -> String {
+    let tile = WORKGROUP * k;
+    let mut s = String::new();
+    for (j, t) in tys.iter().enumerate() {
+        let t = storage_type(*t, wide);
+        s.push_str(&format!("var<workgroup> st{j}: array<{t}, {}>;\n", tile + tile / 32));
+        s.push_str(&format!("var<workgroup> sh{j}: array<{t}, {WORKGROUP}>;\n"));
+    }
+    s
+}
+
+/// The padded position of word `p` of a tile.
+fn pad(p: &str) -> String {
+    format!("({p} + {p} / 32)")
+}
+
+/// This workgroup's block `[blk0, blk1)` of the `w` elements (argument word 0): the elements
+/// split evenly between the workgroups, rounded up to whole tiles.
+fn block(gen: &mut Gen, tile: u32) {
+    gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
+    gen.line("let groups = i32(nwg.x);");
+    gen.line(&format!("let block = ((w + groups - 1) / groups + {}) / {tile} * {tile};", tile - 1));
+    gen.line("let blk0 = min(i32(wg.x) * block, w);");
+    gen.line("let blk1 = min(blk0 + block, w);");
+}
+
+/// Load the tile starting at `t0` (`cnt` elements) into `st{j}`, neighbouring invocations on
+/// neighbouring elements, then wait for the whole tile.
+fn stage_tile(gen: &mut Gen, arrs: &[KVal], tys: &[PrimType], k: u32) -> R<()> {
+    for r in 0..k {
+        let p = gen.let_(&format!("i32(lid) + {}", r * WORKGROUP), PrimType::Int(ir_i32()));
+        gen.open(&format!("if ({p} < cnt) {{"));
+        let xs = elements(gen, arrs, &format!("(t0 + {p})"))?;
+        for (j, (x, t)) in xs.iter().zip(tys).enumerate() {
+            let KVal::Scalar(e, _) = x else {
+                return Err(super::internal(crate::diag::Span::DUMMY, "a scan of arrays"));
+            };
+            gen.line(&format!("st{j}[{}] = {};", pad(&p), store(e, *t)));
+        }
+        gen.close();
+    }
+    gen.line("workgroupBarrier();");
+    Ok(())
+}
+
+fn ir_i32() -> crate::prim::IntType {
+    crate::prim::IntType::I32
+}
+
+/// The staged element `q` of array `j`, as arguments to the operator.
+fn staged(gen: &mut Gen, tys: &[PrimType], q: &str) -> Vec<KVal> {
+    tys.iter()
+        .enumerate()
+        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("st{j}[{}]", pad(q)), *t), *t), *t))
+        .collect()
+}
+
+/// Each invocation's fold of its `k` consecutive staged elements (those inside the tile),
+/// from the neutral element.
+fn fold_own(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    neutral: &[Atom],
+    tys: &[PrimType],
+    k: u32,
+) -> R<Vec<String>> {
+    let v = declare_accs(gen, neutral, tys)?;
+    for r in 0..k {
+        let q = format!("(i32(lid) * {k} + {r})");
+        gen.open(&format!("if ({q} < cnt) {{"));
+        let xs = staged(gen, tys, &q);
+        fold_in(gen, lam, &v, tys, xs)?;
+        gen.close();
+    }
+    Ok(v)
+}
+
+/// Pass 1: each workgroup's fold of its block, in order, into `partials[wg.x]` (binding of
+/// `Temp(j)` given by `partial_bufs`).
+pub fn pass1(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    neutral: &[Atom],
+    arrs: &[Var],
+    tys: &[PrimType],
+    k: u32,
+    partial_bufs: &[usize],
+) -> R<()> {
+    let tile = WORKGROUP * k;
+    block(gen, tile);
+    let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+    let total = declare_accs(gen, neutral, tys)?;
+    gen.open(&format!("for (var t0 = blk0; t0 < blk1; t0 += {tile}) {{"));
+    gen.line(&format!("let cnt = min({tile}, blk1 - t0);"));
+    stage_tile(gen, &arrs, tys, k)?;
+    let v = fold_own(gen, lam, neutral, tys, k)?;
+    tree_reduce(gen, lam, &v, tys, crate::diag::Span::DUMMY)?;
+    let tile_total = staged_sums(gen, tys, "0");
+    fold_in(gen, lam, &total, tys, tile_total)?;
+    // The next tile overwrites `st` and `sh`.
+    gen.line("workgroupBarrier();");
+    gen.close();
+    gen.open("if (lid == 0u) {");
+    for (j, (a, t)) in total.iter().zip(tys).enumerate() {
+        gen.line(&format!("b{}[wg.x] = {};", partial_bufs[j], store(a, *t)));
+    }
+    gen.close();
+    Ok(())
+}
+
+/// The invocations' values `sh{j}[at]`, as arguments to the operator.
+fn staged_sums(gen: &mut Gen, tys: &[PrimType], at: &str) -> Vec<KVal> {
+    tys.iter()
+        .enumerate()
+        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("sh{j}[{at}]"), *t), *t), *t))
+        .collect()
+}
+
+/// Pass 3: each workgroup scans its block from its prefix (`partials[wg.x]`, after pass 2) and
+/// writes the results to `out_bufs`.
+#[allow(clippy::too_many_arguments)]
+pub fn pass3(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    neutral: &[Atom],
+    arrs: &[Var],
+    tys: &[PrimType],
+    k: u32,
+    partial_bufs: &[usize],
+    out_bufs: &[usize],
+) -> R<()> {
+    let tile = WORKGROUP * k;
+    block(gen, tile);
+    let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+    let run: Vec<String> = tys
+        .iter()
+        .enumerate()
+        .map(|(j, t)| {
+            let n = gen.fresh("run");
+            let e = load(&format!("b{}[wg.x]", partial_bufs[j]), *t);
+            gen.line(&format!("var {n}: {} = {e};", gen.ty(*t)));
+            n
+        })
+        .collect();
+    gen.open(&format!("for (var t0 = blk0; t0 < blk1; t0 += {tile}) {{"));
+    gen.line(&format!("let cnt = min({tile}, blk1 - t0);"));
+    stage_tile(gen, &arrs, tys, k)?;
+    let v = fold_own(gen, lam, neutral, tys, k)?;
+    // Inclusive scan of the invocations' values, earlier ones on the left.
+    for (j, (a, t)) in v.iter().zip(tys).enumerate() {
+        gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
+    }
+    gen.line("workgroupBarrier();");
+    gen.open(&format!("for (var s = 1u; s < {WORKGROUP}u; s = s * 2u) {{"));
+    let y: Vec<String> = tys
+        .iter()
+        .enumerate()
+        .map(|(j, t)| {
+            let n = gen.fresh("y");
+            gen.line(&format!("var {n}: {} = {};", gen.ty(*t), load(&format!("sh{j}[lid]"), *t)));
+            n
+        })
+        .collect();
+    gen.open("if (lid >= s) {");
+    let mut args = staged_sums(gen, tys, "lid - s");
+    args.extend(y.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)));
+    let res = gen.apply_lambda(lam, args)?;
+    gen.assign(&res, &y)?;
+    gen.close();
+    gen.line("workgroupBarrier();");
+    for (j, (a, t)) in y.iter().zip(tys).enumerate() {
+        gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
+    }
+    gen.line("workgroupBarrier();");
+    gen.close();
+    // This invocation's prefix: the block's so far, then the invocations before it.
+    let acc: Vec<String> = run
+        .iter()
+        .zip(tys)
+        .map(|(r, t)| {
+            let n = gen.fresh("acc");
+            gen.line(&format!("var {n}: {} = {r};", gen.ty(*t)));
+            n
+        })
+        .collect();
+    gen.open("if (lid > 0u) {");
+    let before = staged_sums(gen, tys, "lid - 1u");
+    fold_in(gen, lam, &acc, tys, before)?;
+    gen.close();
+    for r in 0..k {
+        let q = format!("(i32(lid) * {k} + {r})");
+        gen.open(&format!("if ({q} < cnt) {{"));
+        let xs = staged(gen, tys, &q);
+        fold_in(gen, lam, &acc, tys, xs)?;
+        for (j, (a, t)) in acc.iter().zip(tys).enumerate() {
+            gen.line(&format!("st{j}[{}] = {};", pad(&q), store(a, *t)));
+        }
+        gen.close();
+    }
+    let tile_total = staged_sums(gen, tys, &format!("{}u", WORKGROUP - 1));
+    fold_in(gen, lam, &run, tys, tile_total)?;
+    gen.line("workgroupBarrier();");
+    for r in 0..k {
+        let p = gen.let_(&format!("i32(lid) + {}", r * WORKGROUP), PrimType::Int(ir_i32()));
+        gen.open(&format!("if ({p} < cnt) {{"));
+        for (j, b) in out_bufs.iter().enumerate() {
+            gen.line(&format!("b{b}[t0 + {p}] = st{j}[{}];", pad(&p)));
+        }
+        gen.close();
+    }
+    // The next tile overwrites `st` and `sh`.
+    gen.line("workgroupBarrier();");
+    gen.close();
+    Ok(())
+}
