@@ -1025,9 +1025,15 @@ impl Report {
             let rows: Vec<Vec<String>> = m
                 .profile
                 .iter()
-                .map(|(name, n, ms)| vec![name.clone(), n.to_string(), fmt_ms(*ms)])
+                .map(|(name, n, ms)| {
+                    vec![name.clone(), n.to_string(), fmt_ms(*ms), fmt_ms(ms / f64::from(*n))]
+                })
                 .collect();
-            out.push_str(&table(&["kernel", "launches", "ms"], &[false, true, true], &rows));
+            out.push_str(&table(
+                &["kernel", "launches", "ms", "ms per launch"],
+                &[false, true, true, true],
+                &rows,
+            ));
         }
         out
     }

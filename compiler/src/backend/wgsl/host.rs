@@ -1597,6 +1597,10 @@ impl HostGen<'_> {
                     })
                     .collect::<R<Vec<_>>>()?;
                 staged::pass3(&mut gen, lam, neutral, arrs, tys, k, &parts, &outs)?;
+            } else if staged::commutes(lam) {
+                staged::pass1_commutative(&mut gen, lam, neutral, arrs, tys, k, &parts)?;
+                let wgsl = assemble(&gen, &shared_decls(tys, gen.wide), "");
+                return Ok((wgsl, gen.bufs.clone(), gen.args.clone()));
             } else {
                 staged::pass1(&mut gen, lam, neutral, arrs, tys, k, &parts)?;
             }

@@ -21,7 +21,8 @@ use crate::ir::{self, Atom, Var};
 use crate::prim::PrimType;
 
 /// Elements each invocation stages per tile, by the words an element of all the scanned arrays
-/// takes together: at most 8 KiB of workgroup memory for the tile (WebGPU guarantees 16 KiB).
+/// takes together: the tile and the invocations' values fit in the 16 KiB of workgroup memory
+/// WebGPU guarantees.
 /// `None` when the elements are too wide to stage (the unstaged passes run instead).
 pub fn per_invocation(tys: &[PrimType], wide: bool) -> Option<u32> {
     let words: usize =
@@ -29,7 +30,8 @@ pub fn per_invocation(tys: &[PrimType], wide: bool) -> Option<u32> {
     match words {
         1 => Some(8),
         2 => Some(4),
-        3 | 4 => Some(2),
+        3 => Some(2),
+        4 => Some(1),
         _ => None,
     }
 }
@@ -42,13 +44,14 @@ pub fn shared_decls(tys: &[PrimType], k: u32, wide: bool) -> String {
         let t = storage_type(*t, wide);
         s.push_str(&format!("var<workgroup> st{j}: array<{t}, {}>;\n", tile + tile / 32));
         s.push_str(&format!("var<workgroup> sh{j}: array<{t}, {WORKGROUP}>;\n"));
+        s.push_str(&format!("var<workgroup> sp{j}: array<{t}, {WORKGROUP}>;\n"));
     }
     s
 }
 
-/// The padded position of word `p` of a tile.
+/// The padded position of word `p` (an `i32`) of a tile.
 fn pad(p: &str) -> String {
-    format!("({p} + {p} / 32)")
+    format!("({p} + ({p} >> 5u))")
 }
 
 /// This workgroup's block `[blk0, blk1)` of the `w` elements (argument word 0): the elements
@@ -112,6 +115,59 @@ fn fold_own(
     Ok(v)
 }
 
+/// Whether `lam` is a binary operator whose arguments may be swapped: `+`, `*`, `min`, `max`
+/// and the bitwise and logical connectives, applied to its two parameters.
+pub fn commutes(lam: &ir::Lambda) -> bool {
+    use ir::BinOp::*;
+    let ([x, y], [st], [Atom::Var(r)]) =
+        (lam.params.as_slice(), lam.body.stms.as_slice(), lam.body.result.as_slice())
+    else {
+        return false;
+    };
+    let ir::Exp::BinOp(op, _, Atom::Var(a), Atom::Var(b)) = &st.exp else { return false };
+    let args = (*a == x.var && *b == y.var) || (*a == y.var && *b == x.var);
+    args && st.pat.len() == 1
+        && st.pat[0].var == *r
+        && matches!(op, Add | Mul | Min | Max | And | Or | Xor | LogAnd | LogOr)
+}
+
+/// Pass 1 for an operator that [`commutes`]: each workgroup's block needs only its total, in
+/// any order, so its invocations fold it strided (neighbours on neighbouring elements, several
+/// loads in flight), without staging, and meet in one tree.
+pub fn pass1_commutative(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    neutral: &[Atom],
+    arrs: &[Var],
+    tys: &[PrimType],
+    k: u32,
+    partial_bufs: &[usize],
+) -> R<()> {
+    block(gen, WORKGROUP * k);
+    let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+    let accs = declare_accs(gen, neutral, tys)?;
+    let g = WORKGROUP;
+    gen.line("var i = blk0 + i32(lid);");
+    gen.open(&format!("for (; i < blk1 - {}; i += {}) {{", 3 * g, 4 * g));
+    let loaded =
+        (0..4).map(|r| elements(gen, &arrs, &format!("(i + {})", r * g))).collect::<R<Vec<_>>>()?;
+    for xs in loaded {
+        fold_in(gen, lam, &accs, tys, xs)?;
+    }
+    gen.close();
+    gen.open(&format!("for (; i < blk1; i += {g}) {{"));
+    let xs = elements(gen, &arrs, "i")?;
+    fold_in(gen, lam, &accs, tys, xs)?;
+    gen.close();
+    tree_reduce(gen, lam, &accs, tys, crate::diag::Span::DUMMY)?;
+    gen.open("if (lid == 0u) {");
+    for (j, b) in partial_bufs.iter().enumerate() {
+        gen.line(&format!("b{b}[wg.x] = sh{j}[0];"));
+    }
+    gen.close();
+    Ok(())
+}
+
 /// Pass 1: each workgroup's fold of its block, in order, into `partials[wg.x]` (binding of
 /// `Temp(j)` given by `partial_bufs`).
 pub fn pass1(
@@ -154,7 +210,9 @@ fn staged_sums(gen: &mut Gen, tys: &[PrimType], at: &str) -> Vec<KVal> {
 }
 
 /// Pass 3: each workgroup scans its block from its prefix (`partials[wg.x]`, after pass 2) and
-/// writes the results to `out_bufs`.
+/// writes the results to `out_bufs`. An invocation keeps its `k` elements in registers between
+/// folding them and scanning them; the invocations' values are scanned in two arrays used in
+/// turn, one barrier a step.
 #[allow(clippy::too_many_arguments)]
 pub fn pass3(
     gen: &mut Gen,
@@ -182,34 +240,62 @@ pub fn pass3(
     gen.open(&format!("for (var t0 = blk0; t0 < blk1; t0 += {tile}) {{"));
     gen.line(&format!("let cnt = min({tile}, blk1 - t0);"));
     stage_tile(gen, &arrs, tys, k)?;
-    let v = fold_own(gen, lam, neutral, tys, k)?;
-    // Inclusive scan of the invocations' values, earlier ones on the left.
+    // This invocation's elements, read once (past the tile's end, the neutral element, which
+    // is never folded).
+    let mut own: Vec<Vec<String>> = Vec::new();
+    for r in 0..k {
+        let q = gen.let_(&format!("i32(lid) * {k} + {r}"), PrimType::Int(ir_i32()));
+        let xs = declare_accs(gen, neutral, tys)?;
+        gen.open(&format!("if ({q} < cnt) {{"));
+        for (j, (x, t)) in xs.iter().zip(tys).enumerate() {
+            gen.line(&format!("{x} = {};", load(&format!("st{j}[{}]", pad(&q)), *t)));
+        }
+        gen.close();
+        own.push(xs);
+    }
+    let v = declare_accs(gen, neutral, tys)?;
+    for (r, xs) in own.iter().enumerate() {
+        gen.open(&format!("if (i32(lid) * {k} + {r} < cnt) {{"));
+        let args = xs.iter().zip(tys).map(|(x, t)| KVal::Scalar(x.clone(), *t)).collect();
+        fold_in(gen, lam, &v, tys, args)?;
+        gen.close();
+    }
+    // Inclusive scan of the invocations' values, earlier ones on the left: step `s` reads one
+    // array and writes the other.
     for (j, (a, t)) in v.iter().zip(tys).enumerate() {
         gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
     }
     gen.line("workgroupBarrier();");
-    gen.open(&format!("for (var s = 1u; s < {WORKGROUP}u; s = s * 2u) {{"));
-    let y: Vec<String> = tys
-        .iter()
-        .enumerate()
-        .map(|(j, t)| {
-            let n = gen.fresh("y");
-            gen.line(&format!("var {n}: {} = {};", gen.ty(*t), load(&format!("sh{j}[lid]"), *t)));
-            n
-        })
-        .collect();
-    gen.open("if (lid >= s) {");
-    let mut args = staged_sums(gen, tys, "lid - s");
-    args.extend(y.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)));
-    let res = gen.apply_lambda(lam, args)?;
-    gen.assign(&res, &y)?;
-    gen.close();
-    gen.line("workgroupBarrier();");
-    for (j, (a, t)) in y.iter().zip(tys).enumerate() {
-        gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
+    let steps = WORKGROUP.trailing_zeros();
+    for step in 0..steps {
+        let (from, to) = if step % 2 == 0 { ("sh", "sp") } else { ("sp", "sh") };
+        let d = 1u32 << step;
+        gen.open(&format!("if (lid >= {d}u) {{"));
+        let mut args: Vec<KVal> = Vec::new();
+        for (j, t) in tys.iter().enumerate() {
+            let e = load(&format!("{from}{j}[lid - {d}u]"), *t);
+            args.push(KVal::Scalar(gen.let_(&e, *t), *t));
+        }
+        for (j, t) in tys.iter().enumerate() {
+            let e = load(&format!("{from}{j}[lid]"), *t);
+            args.push(KVal::Scalar(gen.let_(&e, *t), *t));
+        }
+        let res = gen.apply_lambda(lam, args)?;
+        for (j, (r, t)) in res.iter().zip(tys).enumerate() {
+            let KVal::Scalar(e, _) = r else {
+                return Err(super::internal(crate::diag::Span::DUMMY, "a scan of arrays"));
+            };
+            gen.line(&format!("{to}{j}[lid] = {};", store(e, *t)));
+        }
+        gen.close();
+        gen.open("else {");
+        for j in 0..tys.len() {
+            gen.line(&format!("{to}{j}[lid] = {from}{j}[lid];"));
+        }
+        gen.close();
+        gen.line("workgroupBarrier();");
     }
-    gen.line("workgroupBarrier();");
-    gen.close();
+    let last = if steps % 2 == 0 { "sh" } else { "sp" };
     // This invocation's prefix: the block's so far, then the invocations before it.
     let acc: Vec<String> = run
         .iter()
@@ -221,20 +307,20 @@ pub fn pass3(
         })
         .collect();
     gen.open("if (lid > 0u) {");
-    let before = staged_sums(gen, tys, "lid - 1u");
+    let before = sums_in(gen, tys, last, "lid - 1u");
     fold_in(gen, lam, &acc, tys, before)?;
     gen.close();
-    for r in 0..k {
+    for (r, xs) in own.iter().enumerate() {
         let q = format!("(i32(lid) * {k} + {r})");
         gen.open(&format!("if ({q} < cnt) {{"));
-        let xs = staged(gen, tys, &q);
-        fold_in(gen, lam, &acc, tys, xs)?;
+        let args = xs.iter().zip(tys).map(|(x, t)| KVal::Scalar(x.clone(), *t)).collect();
+        fold_in(gen, lam, &acc, tys, args)?;
         for (j, (a, t)) in acc.iter().zip(tys).enumerate() {
             gen.line(&format!("st{j}[{}] = {};", pad(&q), store(a, *t)));
         }
         gen.close();
     }
-    let tile_total = staged_sums(gen, tys, &format!("{}u", WORKGROUP - 1));
+    let tile_total = sums_in(gen, tys, last, &format!("{}u", WORKGROUP - 1));
     fold_in(gen, lam, &run, tys, tile_total)?;
     gen.line("workgroupBarrier();");
     for r in 0..k {
@@ -245,8 +331,16 @@ pub fn pass3(
         }
         gen.close();
     }
-    // The next tile overwrites `st` and `sh`.
+    // The next tile overwrites `st`, `sh` and `sp`.
     gen.line("workgroupBarrier();");
     gen.close();
     Ok(())
+}
+
+/// The values `{arr}{j}[at]` of workgroup arrays, as arguments to the operator.
+fn sums_in(gen: &mut Gen, tys: &[PrimType], arr: &str, at: &str) -> Vec<KVal> {
+    tys.iter()
+        .enumerate()
+        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("{arr}{j}[{at}]"), *t), *t), *t))
+        .collect()
 }

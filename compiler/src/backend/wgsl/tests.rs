@@ -642,3 +642,56 @@ fn the_prelude_has_no_names_of_buffers() {
     let name = regex::Regex::new(r"\bb[0-9]+\b").unwrap();
     assert!(name.find(PRELUDE).is_none());
 }
+
+#[test]
+fn scans_have_staged_passes_for_gpus_and_a_commuting_operator_folds_strided() {
+    let kernel = |gp: &GpuProgram, part: &str| {
+        gp.kernels.iter().find(|k| k.name.contains(part)).map(|k| k.wgsl.clone())
+    };
+    // `+` commutes: the first pass needs no staging.
+    let gp = gpu("entry main (xs: []f32) : []f32 = scan (+) 0 xs").unwrap();
+    let p1 = kernel(&gp, "staged_pass1").expect("a staged first pass");
+    let p3 = kernel(&gp, "staged_pass3").expect("a staged third pass");
+    assert!(!p1.contains("var<workgroup> st0"), "{p1}");
+    assert!(p3.contains("var<workgroup> st0: array<f32, 2112>"), "{p3}");
+    assert!(show(&gp).contains("on a GPU:"), "{}", show(&gp));
+    // Composing affine maps does not commute: the first pass stages its tiles too.
+    let src =
+        "def c (a1: i32, b1: i32) (a2: i32, b2: i32) : (i32, i32) = (a1 * a2, b1 * a2 + b2)\n\
+               entry main (as: []i32) (bs: []i32) = unzip (scan c (1, 0) (zip as bs))";
+    let gp = gpu(src).unwrap();
+    let p1 = kernel(&gp, "staged_pass1").expect("a staged first pass");
+    assert!(p1.contains("var<workgroup> st1: array<i32, 1056>"), "{p1}");
+    // Five words an element are too wide to stage.
+    let src = "def f (a: i32, b: i32, c: i32, d: i32, e: i32) (a2: i32, b2: i32, c2: i32, d2: i32, e2: i32) =\n\
+               (a + a2, b + b2, c + c2, d + d2, e + e2)\n\
+               entry main (a: []i32) = unzip5 (scan f (0, 0, 0, 0, 0) (zip5 a a a a a))";
+    let gp = gpu(src).unwrap();
+    assert!(kernel(&gp, "staged").is_none());
+}
+
+#[test]
+fn operators_that_commute() {
+    let lam = |src: &str| {
+        let c = driver::compile(src).unwrap();
+        let mut found = None;
+        for f in &c.ir.funs {
+            for st in &f.body.stms {
+                if let ir::Exp::Scan { lam, .. } = &st.exp {
+                    found = Some(lam.clone());
+                }
+            }
+        }
+        found.expect("a scan")
+    };
+    let yes = ["(+)", "(*)", "i32.max", "(\\a b -> b + a)", "(&)"];
+    for op in yes {
+        let l = lam(&format!("entry main (xs: []i32) : []i32 = scan {op} 0 xs"));
+        assert!(staged::commutes(&l), "{op}");
+    }
+    let no = ["(-)", "(\\a b -> a * 2 + b)", "(\\a _ -> a)", "(\\a b -> a + b + 1)"];
+    for op in no {
+        let l = lam(&format!("entry main (xs: []i32) : []i32 = scan {op} 0 xs"));
+        assert!(!staged::commutes(&l), "{op}");
+    }
+}
