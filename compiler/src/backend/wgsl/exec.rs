@@ -605,10 +605,13 @@ impl<D: Device> Exec<'_, D> {
                 if total > 0 {
                     let (dispatch, groups) = match tiled {
                         Some(t) => {
-                            let (dispatch, side) = if self.dev.software() {
-                                (&t.software, t.software_side)
-                            } else {
-                                (dispatch, t.side)
+                            // Blocks of the result, and how many a workgroup computes.
+                            let (dispatch, side, per_group) = match t.group {
+                                _ if self.dev.software() => {
+                                    (&t.software, t.software_side, WORKGROUP)
+                                }
+                                Some(tile) => (dispatch, tile, 1),
+                                None => (dispatch, t.side, WORKGROUP),
                             };
                             let dims =
                                 shape.iter().map(|d| self.dim(d, *span)).collect::<R<Vec<_>>>()?;
@@ -616,7 +619,7 @@ impl<D: Device> Exec<'_, D> {
                                 .iter()
                                 .map(|&d| (d.max(0) as u64).div_ceil(side as u64))
                                 .product();
-                            (dispatch, blocks.div_ceil(WORKGROUP as u64))
+                            (dispatch, blocks.div_ceil(per_group as u64))
                         }
                         None => (dispatch, total.div_ceil(WORKGROUP as u64)),
                     };

@@ -999,31 +999,40 @@ impl HostGen<'_> {
     }
 
     /// A matrix-product nest as one invocation per square block of the result, with a kernel for
-    /// GPUs and one for software devices (see [`tile`]).
+    /// GPUs (workgroups staging tiles of the operands where their elements are one word each)
+    /// and one for software devices (see [`tile`]).
     fn tiled(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
         let prod = tile::product(s).ok_or_else(|| internal(s.span, "matrix product"))?;
-        let gpu = self.tile_kernel(s, &prod, tile::GPU_SIDE)?;
-        let software = self.tile_kernel(s, &prod, tile::SOFTWARE_SIDE)?;
         let Some(res) = s.pat.first() else { return Err(internal(s.span, "matrix product")) };
-        let Type::Array { shape, .. } = &res.ty else {
+        let Type::Array { shape, elem } = &res.ty else {
             return Err(internal(s.span, "matrix product"));
         };
+        let (gpu, side, group) = if tile::groupable(&prod, *elem, self.wide) {
+            let gpu = self.tile_kernel(s, &prod, tile::GROUP_SIDE, true)?;
+            (gpu, tile::GROUP_SIDE, Some(tile::GROUP_TILE))
+        } else {
+            (self.tile_kernel(s, &prod, tile::GPU_SIDE, false)?, tile::GPU_SIDE, None)
+        };
+        let software = self.tile_kernel(s, &prod, tile::SOFTWARE_SIDE, false)?;
         out.push(HostStm::Launch {
             outs: s.pat.clone(),
             shape: shape.clone(),
             dispatch: gpu,
-            tiled: Some(Tiles {
-                side: tile::GPU_SIDE,
-                software,
-                software_side: tile::SOFTWARE_SIDE,
-            }),
+            tiled: Some(Tiles { side, group, software, software_side: tile::SOFTWARE_SIDE }),
             span: s.span,
         });
         Ok(())
     }
 
-    /// The kernel of a matrix-product nest with blocks of side `side`.
-    fn tile_kernel(&mut self, s: &ir::Stm, prod: &tile::Product, side: u32) -> R<Dispatch> {
+    /// The kernel of a matrix-product nest with blocks of side `side`, computed by workgroups
+    /// that share tiles of the operands when `group` (`tile::emit_group`).
+    fn tile_kernel(
+        &mut self,
+        s: &ir::Stm,
+        prod: &tile::Product,
+        side: u32,
+        group: bool,
+    ) -> R<Dispatch> {
         let [res] = s.pat.as_slice() else { return Err(internal(s.span, "matrix product")) };
         let Type::Array { elem: acc_t, shape } = &res.ty else {
             return Err(internal(s.span, "matrix product"));
@@ -1039,11 +1048,20 @@ impl HostGen<'_> {
             let p = gen.dim(&shape[1])?;
             let p = gen.let_(&p, PrimType::Int(ir_i32()));
             let out_buf = gen.buffer(BufRef::Var(res.var), acc_t, Access::ReadWrite);
-            tile::emit(&mut gen, prod, [&n, &p], acc_t, out_buf, side)?;
-            let wgsl = assemble(&gen, "", "");
+            let shared = if group {
+                tile::emit_group(&mut gen, prod, [&n, &p], acc_t, out_buf, side)?
+            } else {
+                tile::emit(&mut gen, prod, [&n, &p], acc_t, out_buf, side)?;
+                String::new()
+            };
+            let wgsl = assemble(&gen, &shared, "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
-        self.finish(types, sites, res, format!("matmul{side}x{side}"))
+        let name = match group {
+            true => format!("matmul{0}x{0}tile{1}x{1}", side, 16 * side),
+            false => format!("matmul{side}x{side}"),
+        };
+        self.finish(types, sites, res, name)
     }
 
     /// One workgroup per segment: every thread runs the function's statements before the

@@ -351,6 +351,12 @@ impl<'a> Gen<'a> {
         self.line("}");
     }
 
+    /// Close an `if`'s block and open its `else` block.
+    pub fn else_(&mut self) {
+        self.indent = self.indent.saturating_sub(1);
+        self.open("} else {");
+    }
+
     pub fn fresh(&mut self, base: &str) -> String {
         loop {
             self.next += 1;

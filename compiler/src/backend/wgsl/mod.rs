@@ -101,6 +101,10 @@ pub struct Tiles {
     /// The side of the block that an invocation of the launch's dispatch computes: small, for a
     /// GPU's registers.
     pub side: u32,
+    /// When the dispatch runs one workgroup per square tile of the result of this side (its
+    /// invocations sharing the operands' tiles in workgroup memory) instead of one invocation
+    /// per block.
+    pub group: Option<u32>,
     /// The same nest with blocks of side `software_side`, which the executor runs on software
     /// devices: their invocations are CPU SIMD lanes, so a large block costs no occupancy, and
     /// each step loads `2 * side` (bounds-checked) elements for `side * side` products.

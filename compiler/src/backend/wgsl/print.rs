@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::{prelude, BufRef, Dispatch, GpuProgram, HostBody, HostStm};
+use super::{prelude, BufRef, Dispatch, GpuProgram, HostBody, HostStm, Tiles};
 use crate::ir::{self, Atom, Dim, Param, Type};
 
 pub fn print_program(gp: &GpuProgram) -> String {
@@ -115,6 +115,9 @@ impl Printer<'_> {
                 HostStm::Launch { outs, shape, dispatch, tiled, .. } => {
                     let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
                     let per = match tiled {
+                        Some(Tiles { group: Some(g), side, .. }) => {
+                            format!(" per {g}x{g} tile (a {side}x{side} block per invocation)")
+                        }
                         Some(t) => format!(" per {0}x{0} block", t.side),
                         None => String::new(),
                     };

@@ -491,13 +491,40 @@ fn matrix_product_nests_run_per_block_of_the_result() {
     let tiled = tiled_launches(&gp);
     assert_eq!(tiled.len(), 1, "{}", show(&gp));
     let (gpu, software) = &tiled[0];
-    assert!(gpu.starts_with("matmul4x4") && software.starts_with("matmul16x16"), "{tiled:?}");
-    // One accumulator per element of the block, each stored where it lies inside the result.
-    for (name, side) in [(gpu, 4), (software, 16)] {
+    assert!(gpu.starts_with("matmul8x8tile128x128"), "{tiled:?}");
+    assert!(software.starts_with("matmul16x16"), "{tiled:?}");
+    assert!(show(&gp).contains("per 128x128 tile (a 8x8 block per invocation)"), "{}", show(&gp));
+    assert!(show(&gp).contains("per 16x16 block"), "{}", show(&gp));
+    // One accumulator per element of an invocation's block.
+    for (name, side) in [(gpu, 8), (software, 16)] {
         let k = gp.kernels.iter().find(|k| &k.name == name).unwrap();
         validate(&k.wgsl).unwrap();
         assert_eq!(k.wgsl.matches("var acc").count(), side * side, "{}", k.wgsl);
-        assert!(show(&gp).contains(&format!("per {side}x{side} block")), "{}", show(&gp));
+    }
+    // The GPU kernel's workgroups stage both operands in workgroup memory (8 KiB and a little
+    // padding) between barriers; the software kernel has neither.
+    let gpu = gp.kernels.iter().find(|k| &k.name == gpu).unwrap();
+    let code = own_code(gpu);
+    for decl in ["var<workgroup> tile_a: array<vec4<f32>, 264>;", "tile_b: array<vec4<f32>, 264>"] {
+        assert!(code.contains(decl), "{code}");
+    }
+    assert_eq!(code.matches("workgroupBarrier()").count(), 2, "{code}");
+    let software = gp.kernels.iter().find(|k| &k.name == software).unwrap();
+    assert!(!own_code(software).contains("var<workgroup>"));
+}
+
+#[test]
+fn products_of_two_word_elements_keep_the_register_blocks() {
+    // In the wide program i64 elements are two words each: no staged tiles on GPUs.
+    let src = "entry main [n][m][p] (a: [n][m]i64) (b: [m][p]i64) : [n][p]i64 =\n  \
+               map (\\r -> map (\\c -> i64.sum (map2 (*) r c)) (transpose b)) a";
+    let narrow = gpu(src).unwrap();
+    assert!(tiled_launches(&narrow)[0].0.starts_with("matmul8x8tile128x128"));
+    let wide = compile_wide(&narrow).unwrap();
+    let tiled = tiled_launches(&wide);
+    assert!(tiled[0].0.starts_with("matmul4x4") && tiled[0].1.starts_with("matmul16x16"));
+    for k in &wide.kernels {
+        validate(&k.wgsl).unwrap();
     }
 }
 
