@@ -1,7 +1,9 @@
 //! Runs programs compiled by `ogham::backend::wgsl` with wgpu: a [`Device`] for the host
 //! schedule's executor (`ogham::backend::wgsl::exec`). Buffers stay on the GPU between kernels;
-//! compute pipelines are cached by WGSL text, so programs that share kernels (and repeated runs)
-//! compile each shader once. GPU errors (no adapter, validation, out of memory, device lost)
+//! a kernel's compute pipeline is created when it first runs (a program holds kernels that only
+//! software devices run, and others only GPUs do, and a driver may take seconds over a large
+//! one) and cached by WGSL text, so programs that share kernels (and repeated runs) compile each
+//! shader once. GPU errors (no adapter, validation, out of memory, device lost)
 //! become diagnostics.
 //!
 //! The same code runs natively (Vulkan) and in browsers (wgpu's `webgpu` backend on wasm32).
@@ -92,10 +94,10 @@ struct MemMeter {
     peak: Cell<u64>,
 }
 
-/// A program loaded onto a [`Gpu`]: its kernels' pipelines.
+/// A program loaded onto a [`Gpu`]: its kernels' pipelines, once created.
 pub struct Loaded {
     prog: GpuProgram,
-    pipelines: Vec<Rc<Pipeline>>,
+    pipelines: RefCell<Vec<Option<Rc<Pipeline>>>>,
     /// The program with 64-bit integers (`wgsl::compile_wide`), compiled and loaded when an
     /// entry first needs it.
     wide: RefCell<Option<Rc<Loaded>>>,
@@ -454,13 +456,28 @@ impl Gpu {
         Ok(p)
     }
 
-    /// Create the pipelines of a program's kernels (cached across programs).
+    /// Load a program: its kernels' pipelines are created when they first run (and cached
+    /// across programs); a kernel that binds more buffers than the device allows is an error
+    /// now.
     pub async fn load_program(&self, prog: GpuProgram) -> Result<Loaded, Diagnostic> {
-        let mut pipelines = Vec::new();
         for k in &prog.kernels {
-            pipelines.push(self.pipeline(k).await?);
+            check_bindings(k, self.max_storage_buffers)?;
         }
+        let pipelines = RefCell::new(vec![None; prog.kernels.len()]);
         Ok(Loaded { prog, pipelines, wide: RefCell::new(None) })
+    }
+
+    /// The pipeline of kernel `k` of `l`, created on first use.
+    async fn kernel_pipeline(&self, l: &Loaded, k: usize) -> Result<Rc<Pipeline>, Diagnostic> {
+        if let Some(p) = l.pipelines.borrow().get(k).cloned().flatten() {
+            return Ok(p);
+        }
+        let kernel = l.prog.kernels.get(k).ok_or_else(|| gpu_err("no such kernel"))?;
+        let p = self.pipeline(kernel).await?;
+        if let Some(slot) = l.pipelines.borrow_mut().get_mut(k) {
+            *slot = Some(p.clone());
+        }
+        Ok(p)
     }
 
     /// Run an entry point of a loaded program.
@@ -526,7 +543,7 @@ impl Gpu {
         Ok(w)
     }
 
-    /// A run's view of the device: `l`'s pipelines and a fresh error record.
+    /// A run's view of the device: `l` and a fresh error record.
     async fn dev<'a>(&'a self, l: &'a Loaded) -> Result<Dev<'a>, Diagnostic> {
         self.check_lost()?;
         let (err, check) = self.checked(|| {
@@ -547,16 +564,7 @@ impl Gpu {
                 count: 2 * TIMESTAMP_PAIRS,
             })
         });
-        Ok(Dev {
-            gpu: self,
-            prog: &l.prog,
-            pipelines: &l.pipelines,
-            err,
-            checks,
-            err_seen: None,
-            queries,
-            timed: Vec::new(),
-        })
+        Ok(Dev { gpu: self, loaded: l, err, checks, err_seen: None, queries, timed: Vec::new() })
     }
 
     /// The bytes of each region `(buffer, first word, words)`, read back together: one copy
@@ -615,8 +623,7 @@ impl Gpu {
 
 struct Dev<'a> {
     gpu: &'a Gpu,
-    prog: &'a GpuProgram,
-    pipelines: &'a [Rc<Pipeline>],
+    loaded: &'a Loaded,
     /// This run's error record (binding 1 of every kernel).
     err: Owned,
     /// The error scopes of the operations since the last read-back, not yet awaited: in a
@@ -688,7 +695,7 @@ impl Dev<'_> {
         for (p, k) in ticks.chunks_exact(2).zip(kernels) {
             let ns = p[1].saturating_sub(p[0]) as f64 * period;
             gpu.kernel_ns.set(gpu.kernel_ns.get() + ns);
-            let name = self.prog.kernels.get(k).map_or("?", |k| k.name.as_str());
+            let name = self.loaded.prog.kernels.get(k).map_or("?", |k| k.name.as_str());
             match profile.iter_mut().find(|e| e.0 == name) {
                 Some(e) => {
                     e.1 += 1;
@@ -783,6 +790,7 @@ impl exec::Device for Dev<'_> {
         groups: u64,
     ) -> Result<(), Diagnostic> {
         self.err_seen = None;
+        let p = self.gpu.kernel_pipeline(self.loaded, kernel).await?;
         if self.timed.len() == TIMESTAMP_PAIRS as usize {
             self.read_timestamps().await?;
         }
@@ -795,7 +803,6 @@ impl exec::Device for Dev<'_> {
                 end_of_pass_write_index: Some(2 * pair + 1),
             }
         });
-        let p = self.pipelines.get(kernel).ok_or_else(|| gpu_err("no such kernel"))?.clone();
         // A uniform array of vec4<u32>: whole 16-byte rows, at least one.
         let mut words = args.to_vec();
         words.resize(args.len().div_ceil(4).max(1) * 4, 0);
