@@ -188,7 +188,7 @@ pub fn pass1(
     stage_tile(gen, &arrs, tys, k)?;
     let v = fold_own(gen, lam, neutral, tys, k)?;
     tree_reduce(gen, lam, &v, tys, crate::diag::Span::DUMMY)?;
-    let tile_total = staged_sums(gen, tys, "0");
+    let tile_total = sums_in(gen, tys, "sh", "0");
     fold_in(gen, lam, &total, tys, tile_total)?;
     // The next tile overwrites `st` and `sh`.
     gen.line("workgroupBarrier();");
@@ -199,14 +199,6 @@ pub fn pass1(
     }
     gen.close();
     Ok(())
-}
-
-/// The invocations' values `sh{j}[at]`, as arguments to the operator.
-fn staged_sums(gen: &mut Gen, tys: &[PrimType], at: &str) -> Vec<KVal> {
-    tys.iter()
-        .enumerate()
-        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("sh{j}[{at}]"), *t), *t), *t))
-        .collect()
 }
 
 /// Pass 3: each workgroup scans its block from its prefix (`partials[wg.x]`, after pass 2) and
