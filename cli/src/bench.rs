@@ -742,11 +742,11 @@ pub fn main(args: &Args) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if args.json {
-        print!("{}", report.json());
+        crate::print_out(&report.json());
     } else {
-        print!("{}", report.text());
+        crate::print_out(&report.text());
         if args.profile {
-            print!("{}", report.profile());
+            crate::print_out(&report.profile());
         }
     }
     if report.rows.iter().any(|r| matches!(r.outcome, Outcome::Failed(_))) {

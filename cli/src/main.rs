@@ -44,6 +44,18 @@ enum Command {
     Serve(serve::Args),
 }
 
+/// Write `text` to stdout. A reader that stopped reading (`ogham show wgsl f | head`) is not an
+/// error; `print!` would panic there.
+pub fn print_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("ogham: cannot write the output: {e}");
+        }
+    }
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run(args) => run::main(&args),

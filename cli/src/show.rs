@@ -56,7 +56,7 @@ pub fn main(args: &Args) -> ExitCode {
     let shown = driver::show_with(stage, &src, &opts);
     match shown {
         Ok(text) => {
-            print!("{text}");
+            crate::print_out(&text);
             ExitCode::SUCCESS
         }
         Err(diags) => {

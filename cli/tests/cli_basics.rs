@@ -112,3 +112,28 @@ fn test_reports_missing_paths_and_malformed_blocks() {
     assert!(out.stdout.contains("expected `,` or `]`, found end of input"), "{}", out.stdout);
     assert!(out.stdout.ends_with("0 passed, 2 failed, 0 skipped\n"), "{}", out.stdout);
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let dir = scratch("pipe");
+    // Enough maps that the WGSL outgrows a pipe's buffer.
+    let maps: String = (0..200).map(|i| format!("  let xs = map (+{i}) xs\n")).collect();
+    write(&dir, "big.fut", &format!("entry main (xs: []f32) : []f32 =\n{maps}  in xs\n"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ogham"))
+        .args(["show", "wgsl", "big.fut"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reader is closed here, as `| head` closes it.
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(status.success(), "{status:?}: {err}");
+}
