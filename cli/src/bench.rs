@@ -140,7 +140,11 @@ pub fn time_note(kind: BackendKind) -> &'static str {
             "the module's export call, from arguments already in its memory to results still \
              there"
         }
-        BackendKind::Interp | BackendKind::Gpu => "arguments in and results out included",
+        BackendKind::Interp => "arguments in and results out included",
+        BackendKind::Gpu => {
+            "from the arguments' bytes in host memory to the results' bytes: uploads, kernels \
+             and read-backs"
+        }
     }
 }
 
