@@ -58,16 +58,16 @@ pub fn main(args: &Args) -> ExitCode {
     match gradcheck(&src, &args.entry, inputs, args.size, args.seed) {
         Ok(r) => {
             let shown: Vec<String> = r.inputs.iter().map(format_value).collect();
-            println!("inputs: {}", shown.join(" "));
-            println!("jvp vs finite differences: {:.3e}", r.jvp_error);
-            println!("vjp vs finite differences: {:.3e}", r.vjp_error);
-            println!("jvp vs vjp:                {:.3e}", r.modes_error);
+            crate::outln!("inputs: {}", shown.join(" "));
+            crate::outln!("jvp vs finite differences: {:.3e}", r.jvp_error);
+            crate::outln!("vjp vs finite differences: {:.3e}", r.vjp_error);
+            crate::outln!("jvp vs vjp:                {:.3e}", r.modes_error);
             let worst = r.worst();
             if worst <= args.tolerance {
-                println!("ok: worst relative error {worst:.3e} <= {:.1e}", args.tolerance);
+                crate::outln!("ok: worst relative error {worst:.3e} <= {:.1e}", args.tolerance);
                 ExitCode::SUCCESS
             } else {
-                println!("FAILED: worst relative error {worst:.3e} > {:.1e}", args.tolerance);
+                crate::outln!("FAILED: worst relative error {worst:.3e} > {:.1e}", args.tolerance);
                 ExitCode::FAILURE
             }
         }

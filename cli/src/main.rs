@@ -44,6 +44,14 @@ enum Command {
     Serve(serve::Args),
 }
 
+/// `println!` through [`print_out`]: a closed pipe on stdout ends the output, not the program.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::print_out(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use outln;
+
 /// Write `text` to stdout. A reader that stopped reading (`ogham show wgsl f | head`) is not an
 /// error; `print!` would panic there.
 pub fn print_out(text: &str) {

@@ -67,7 +67,7 @@ pub fn main(args: &Args) -> ExitCode {
     match run {
         Ok(results) => {
             for v in &results {
-                println!("{}", format_value(v));
+                crate::outln!("{}", format_value(v));
             }
             ExitCode::SUCCESS
         }

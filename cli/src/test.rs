@@ -39,14 +39,14 @@ pub fn main(args: &Args) -> ExitCode {
     for path in &args.paths {
         let mut found = Vec::new();
         if let Err(msg) = collect(path, &mut found) {
-            println!("FAIL {msg}");
+            crate::outln!("FAIL {msg}");
             totals.cases.push(whole_file_failure(msg));
         }
         files.extend(found.into_iter().map(|f| (display_name(path, &f), f)));
     }
     if files.is_empty() && totals.cases.is_empty() {
         let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        println!("no .fut or .md files found in {}", paths.join(", "));
+        crate::outln!("no .fut or .md files found in {}", paths.join(", "));
     }
     let opts = Options { seed: args.seed, tolerance: DEFAULT_TOLERANCE };
     // One wasm engine (or GPU device) for the whole run.
@@ -57,16 +57,16 @@ pub fn main(args: &Args) -> ExitCode {
         BackendKind::Wasm => match ogham_runtime::WasmBackend::new() {
             Ok(b) => wasm = Some(b),
             Err(d) => {
-                println!("FAIL cannot start the wasm runtime: {}", d.message);
+                crate::outln!("FAIL cannot start the wasm runtime: {}", d.message);
                 return ExitCode::FAILURE;
             }
         },
         BackendKind::Gpu => match ogham_runtime::gpu::GpuBackend::new() {
             Ok(b) => gpu = Some(b),
             Err(d) => {
-                println!("FAIL cannot start the GPU backend: {}", d.message);
+                crate::outln!("FAIL cannot start the GPU backend: {}", d.message);
                 for h in &d.hints {
-                    println!("  hint: {h}");
+                    crate::outln!("  hint: {h}");
                 }
                 return ExitCode::FAILURE;
             }
@@ -88,15 +88,15 @@ pub fn main(args: &Args) -> ExitCode {
         totals.cases.extend(report.cases);
     }
     if !reasons.is_empty() {
-        println!("skipped on the GPU backend, by reason:");
+        crate::outln!("skipped on the GPU backend, by reason:");
         let mut by_count: Vec<(&String, &usize)> = reasons.iter().collect();
         by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (why, n) in by_count {
-            println!("  {n:4}  {why}");
+            crate::outln!("  {n:4}  {why}");
         }
     }
     let (passed, failed, skipped) = (totals.passed(), totals.failed(), totals.skipped());
-    println!("{passed} passed, {failed} failed, {skipped} skipped");
+    crate::outln!("{passed} passed, {failed} failed, {skipped} skipped");
     if failed > 0 || passed + skipped == 0 {
         ExitCode::FAILURE
     } else {
@@ -198,12 +198,12 @@ fn print_report(name: &str, report: &FileReport, verbose: bool) {
     for case in &report.cases {
         let title = case.title(name);
         match &case.status {
-            Status::Passed if verbose => println!("PASS {title}"),
-            Status::Skipped(why) if verbose => println!("SKIP {title}: {why}"),
+            Status::Passed if verbose => crate::outln!("PASS {title}"),
+            Status::Skipped(why) if verbose => crate::outln!("SKIP {title}: {why}"),
             Status::Failed(details) => {
-                println!("FAIL {title}");
+                crate::outln!("FAIL {title}");
                 for line in details.lines() {
-                    println!("  {line}");
+                    crate::outln!("  {line}");
                 }
             }
             _ => {}
