@@ -54,8 +54,6 @@ pub struct Gpu {
     adapter: String,
     /// Whether runs time their kernels ([`Gpu::set_kernel_timing`]).
     timing: Cell<bool>,
-    /// The device time of the last run's kernels, in nanoseconds.
-    kernel_ns: Cell<f64>,
     /// The last run's kernels by name: launches and nanoseconds, in order of first launch.
     profile: RefCell<Vec<(String, u32, f64)>>,
 }
@@ -320,7 +318,6 @@ impl Gpu {
             timestamps: !features.is_empty(),
             adapter: adapter_name,
             timing: Cell::new(false),
-            kernel_ns: Cell::new(0.0),
             profile: RefCell::default(),
         })
     }
@@ -353,7 +350,8 @@ impl Gpu {
     /// (uploads, read-backs, copies and the host's work between kernels excluded); `None` unless
     /// runs are timed.
     pub fn kernel_time(&self) -> Option<std::time::Duration> {
-        self.timing.get().then(|| std::time::Duration::from_secs_f64(self.kernel_ns.get() * 1e-9))
+        let ns: f64 = self.profile.borrow().iter().map(|e| e.2).sum();
+        self.timing.get().then(|| std::time::Duration::from_secs_f64(ns * 1e-9))
     }
 
     /// The most bytes of array buffers alive at once since the last call (or since the device
@@ -508,7 +506,6 @@ impl Gpu {
         entry: &str,
         args: &[Packed],
     ) -> Result<Vec<Packed>, Diagnostic> {
-        self.kernel_ns.set(0.0);
         self.profile.borrow_mut().clear();
         let r = {
             let mut dev = self.dev(l).await?;
@@ -518,7 +515,6 @@ impl Gpu {
         };
         match r {
             Err(d) if !l.prog.wide && l.prog.source.is_some() && wgsl::is_needs_wide(&d) => {
-                self.kernel_ns.set(0.0);
                 self.profile.borrow_mut().clear();
                 let w = self.wide(l).await?;
                 let mut dev = self.dev(&w).await?;
@@ -694,7 +690,6 @@ impl Dev<'_> {
         let mut profile = gpu.profile.borrow_mut();
         for (p, k) in ticks.chunks_exact(2).zip(kernels) {
             let ns = p[1].saturating_sub(p[0]) as f64 * period;
-            gpu.kernel_ns.set(gpu.kernel_ns.get() + ns);
             let name = self.loaded.prog.kernels.get(k).map_or("?", |k| k.name.as_str());
             match profile.iter_mut().find(|e| e.0 == name) {
                 Some(e) => {

@@ -682,7 +682,7 @@ impl<D: Device> Exec<'_, D> {
                 self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
                 let w = self.int(w, *span)?;
                 if w > 0 && bins > 0 {
-                    let groups = groups_for(w);
+                    let groups = groups_for(w, MAX_GROUPS);
                     let reserved =
                         [to_word(PrimValue::I64(w), *span)?, to_word(PrimValue::I64(bins), *span)?];
                     let d = if bins <= HIST_LOCAL_BINS { local } else { global };
@@ -693,10 +693,10 @@ impl<D: Device> Exec<'_, D> {
                 let n = self.int(w, *span)?;
                 let software = self.dev.software();
                 let (groups, partials, pass1) = if software {
-                    let groups = groups_for(n).min(SOFTWARE_REDUCE_GROUPS);
+                    let groups = groups_for(n, MAX_GROUPS).min(SOFTWARE_REDUCE_GROUPS);
                     (groups, groups * WORKGROUP as u64, flat)
                 } else {
-                    let groups = gpu_groups_for(n);
+                    let groups = groups_for(n, GPU_MAX_GROUPS);
                     (groups, groups, &passes[0])
                 };
                 let k = pat.len();
@@ -729,8 +729,8 @@ impl<D: Device> Exec<'_, D> {
                     self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: vec![n] });
                 }
                 if n > 0 {
-                    let groups =
-                        if self.dev.software() { groups_for(n) } else { gpu_groups_for(n) };
+                    let max = if self.dev.software() { MAX_GROUPS } else { GPU_MAX_GROUPS };
+                    let groups = groups_for(n, max);
                     let mut temps = Vec::new();
                     for p in pat {
                         temps.push(self.dev.alloc(groups * self.wpe(p.ty.elem())).await?);
@@ -844,16 +844,10 @@ const SOFTWARE_SEG_THREADS: u64 = 4 * WORKGROUP as u64;
 /// partial values (4096) are folded by one invocation in the second pass.
 const SOFTWARE_REDUCE_GROUPS: u64 = 16;
 
-/// Workgroups of a reduction or scan over `n` elements.
-pub fn groups_for(n: i64) -> u64 {
+/// Workgroups of a reduction, scan or histogram over `n` elements, at most `max`: a software
+/// device's [`MAX_GROUPS`], or on a GPU [`GPU_MAX_GROUPS`], enough to fill a large one (an H100
+/// holds 132 × 8 workgroups of 256 at once) with each workgroup's share in flight.
+pub fn groups_for(n: i64, max: u32) -> u64 {
     let n = n.max(1) as u64;
-    n.div_ceil(WORKGROUP as u64).clamp(1, MAX_GROUPS as u64)
-}
-
-/// Workgroups of a reduction or scan over `n` elements on a GPU: enough to fill a large one
-/// (an H100 holds 132 × 8 workgroups of 256 at once), each with its share in flight; the second
-/// pass folds their partial values in one workgroup.
-pub fn gpu_groups_for(n: i64) -> u64 {
-    let n = n.max(1) as u64;
-    n.div_ceil(WORKGROUP as u64).clamp(1, GPU_MAX_GROUPS as u64)
+    n.div_ceil(WORKGROUP as u64).clamp(1, max as u64)
 }

@@ -1122,10 +1122,7 @@ impl HostGen<'_> {
                     sc => Ok(sc.clone()),
                 })
                 .collect::<R<Vec<_>>>()?;
-            let args =
-                accs.iter().zip(&tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).chain(xs).collect();
-            let res = gen.apply_lambda(op, args)?;
-            gen.assign(&res, &accs)?;
+            fold_in(&mut gen, op, &accs, &tys, xs)?;
             gen.close();
             tree_reduce(&mut gen, op, &accs, &tys, s.span)?;
             for (j, (p, t)) in red.pat.iter().zip(&tys).enumerate() {
@@ -1716,11 +1713,7 @@ fn exclusive_in_workgroup(
         })
         .collect();
     gen.open("for (var l = 0u; l < 256u; l++) {");
-    let xs: Vec<KVal> = tys
-        .iter()
-        .enumerate()
-        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("sh{j}[l]"), *t), *t), *t))
-        .collect();
+    let xs = shared_values(gen, tys, "sh", "l");
     for (j, (r, t)) in runs.iter().zip(tys).enumerate() {
         gen.line(&format!("sh{j}[l] = {};", store(r, *t)));
     }
@@ -1740,6 +1733,15 @@ fn exclusive_in_workgroup(
     Ok(out)
 }
 
+/// The values `{arr}{j}[at]` of workgroup arrays (one per type of `tys`), each bound to a
+/// variable, as arguments to an operator.
+pub(super) fn shared_values(gen: &mut Gen, tys: &[PrimType], arr: &str, at: &str) -> Vec<KVal> {
+    tys.iter()
+        .enumerate()
+        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("{arr}{j}[{at}]"), *t), *t), *t))
+        .collect()
+}
+
 /// Store each thread's `accs` in workgroup memory and combine them with a tree that keeps their
 /// order (neighbours first); afterwards `sh_j[0]` holds the workgroup's values, visible to all.
 pub(super) fn tree_reduce(
@@ -1755,13 +1757,8 @@ pub(super) fn tree_reduce(
     gen.line("workgroupBarrier();");
     gen.open("for (var s = 1u; s < 256u; s = s * 2u) {");
     gen.open("if (lid % (2u * s) == 0u) {");
-    let mut args = Vec::new();
-    for (j, t) in tys.iter().enumerate() {
-        args.push(KVal::Scalar(gen.let_(&load(&format!("sh{j}[lid]"), *t), *t), *t));
-    }
-    for (j, t) in tys.iter().enumerate() {
-        args.push(KVal::Scalar(gen.let_(&load(&format!("sh{j}[lid + s]"), *t), *t), *t));
-    }
+    let mut args = shared_values(gen, tys, "sh", "lid");
+    args.extend(shared_values(gen, tys, "sh", "lid + s"));
     let res = gen.apply_lambda(lam, args)?;
     for (j, (r, t)) in res.iter().zip(tys).enumerate() {
         let KVal::Scalar(e, _) = r else { return Err(internal(span, "reduce")) };
@@ -1911,13 +1908,12 @@ fn fold_step(
     tys: &[PrimType],
     elem: impl Fn(usize) -> String,
 ) -> R<()> {
-    let mut args: Vec<KVal> =
-        accs.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).collect();
-    for (j, t) in tys.iter().enumerate() {
-        args.push(KVal::Scalar(gen.let_(&load(&elem(j), *t), *t), *t));
-    }
-    let res = gen.apply_lambda(lam, args)?;
-    gen.assign(&res, accs)
+    let xs = tys
+        .iter()
+        .enumerate()
+        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&elem(j), *t), *t), *t))
+        .collect();
+    fold_in(gen, lam, accs, tys, xs)
 }
 
 /// Elements an invocation loads before it folds them, in the strided and in the contiguous
@@ -1953,31 +1949,58 @@ fn thread_fold(
     }
     let accs = declare_accs(gen, neutral, tys)?;
     let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
-    let offsets: Vec<String> = if strided {
-        gen.line("var i = gid;");
-        let u = STRIDED_UNROLL;
-        gen.open(&format!("for (; i < w - {} * nthreads; i += {u} * nthreads) {{", u - 1));
-        (0..u).map(|j| format!("(i + {j} * nthreads)")).collect()
+    if strided {
+        fold_strided(gen, lam, &accs, tys, &arrs, ["gid", "w", "nthreads"])?;
     } else {
         gen.line("var i = start;");
         let u = CHUNK_UNROLL;
         gen.open(&format!("for (; i < end - {}; i += {u}) {{", u - 1));
-        (0..u).map(|j| format!("(i + {j})")).collect()
-    };
-    let loaded = offsets.iter().map(|o| elements(gen, &arrs, o)).collect::<R<Vec<_>>>()?;
-    for xs in loaded {
-        fold_in(gen, lam, &accs, tys, xs)?;
-    }
-    gen.close();
-    if strided {
-        gen.open("for (; i < w; i += nthreads) {");
-    } else {
+        let offsets: Vec<String> = (0..u).map(|j| format!("(i + {j})")).collect();
+        fold_loaded(gen, lam, &accs, tys, &arrs, &offsets)?;
+        gen.close();
         gen.open("for (; i < end; i++) {");
+        fold_loaded(gen, lam, &accs, tys, &arrs, &["i".to_string()])?;
+        gen.close();
     }
-    let xs = elements(gen, &arrs, "i")?;
-    fold_in(gen, lam, &accs, tys, xs)?;
-    gen.close();
     Ok(accs)
+}
+
+/// Fold the elements `first, first + step, ...` below `end` into `accs`, [`STRIDED_UNROLL`] at a
+/// time and then one by one (`i` is the loop's variable).
+pub(super) fn fold_strided(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    accs: &[String],
+    tys: &[PrimType],
+    arrs: &[KVal],
+    [first, end, step]: [&str; 3],
+) -> R<()> {
+    let u = STRIDED_UNROLL;
+    gen.line(&format!("var i = {first};"));
+    gen.open(&format!("for (; i < {end} - {} * {step}; i += {u} * {step}) {{", u - 1));
+    let offsets: Vec<String> = (0..u).map(|j| format!("(i + {j} * {step})")).collect();
+    fold_loaded(gen, lam, accs, tys, arrs, &offsets)?;
+    gen.close();
+    gen.open(&format!("for (; i < {end}; i += {step}) {{"));
+    fold_loaded(gen, lam, accs, tys, arrs, &["i".to_string()])?;
+    gen.close();
+    Ok(())
+}
+
+/// Load the elements at every index of `at`, then fold them into `accs` in that order.
+fn fold_loaded(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    accs: &[String],
+    tys: &[PrimType],
+    arrs: &[KVal],
+    at: &[String],
+) -> R<()> {
+    let loaded = at.iter().map(|i| elements(gen, arrs, i)).collect::<R<Vec<_>>>()?;
+    for xs in loaded {
+        fold_in(gen, lam, accs, tys, xs)?;
+    }
+    Ok(())
 }
 
 /// The elements at index `i` of the folded arrays, each bound to a variable (so an unrolled

@@ -14,7 +14,7 @@
 //! Workgroup memory is padded by a word every 32, so the `k` consecutive words an invocation
 //! reads fall in different banks for neighbouring invocations.
 
-use super::host::{declare_accs, elements, fold_in, tree_reduce};
+use super::host::{declare_accs, elements, fold_in, fold_strided, shared_values, tree_reduce};
 use super::kernel::{load, store, Gen, KVal, R};
 use super::{storage_type, WORKGROUP};
 use crate::ir::{self, Atom, Var};
@@ -146,19 +146,8 @@ pub fn pass1_commutative(
     block(gen, WORKGROUP * k);
     let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
     let accs = declare_accs(gen, neutral, tys)?;
-    let g = WORKGROUP;
-    gen.line("var i = blk0 + i32(lid);");
-    gen.open(&format!("for (; i < blk1 - {}; i += {}) {{", 3 * g, 4 * g));
-    let loaded =
-        (0..4).map(|r| elements(gen, &arrs, &format!("(i + {})", r * g))).collect::<R<Vec<_>>>()?;
-    for xs in loaded {
-        fold_in(gen, lam, &accs, tys, xs)?;
-    }
-    gen.close();
-    gen.open(&format!("for (; i < blk1; i += {g}) {{"));
-    let xs = elements(gen, &arrs, "i")?;
-    fold_in(gen, lam, &accs, tys, xs)?;
-    gen.close();
+    let step = WORKGROUP.to_string();
+    fold_strided(gen, lam, &accs, tys, &arrs, ["blk0 + i32(lid)", "blk1", &step])?;
     tree_reduce(gen, lam, &accs, tys, crate::diag::Span::DUMMY)?;
     gen.open("if (lid == 0u) {");
     for (j, b) in partial_bufs.iter().enumerate() {
@@ -188,7 +177,7 @@ pub fn pass1(
     stage_tile(gen, &arrs, tys, k)?;
     let v = fold_own(gen, lam, neutral, tys, k)?;
     tree_reduce(gen, lam, &v, tys, crate::diag::Span::DUMMY)?;
-    let tile_total = sums_in(gen, tys, "sh", "0");
+    let tile_total = shared_values(gen, tys, "sh", "0");
     fold_in(gen, lam, &total, tys, tile_total)?;
     // The next tile overwrites `st` and `sh`.
     gen.line("workgroupBarrier();");
@@ -299,7 +288,7 @@ pub fn pass3(
         })
         .collect();
     gen.open("if (lid > 0u) {");
-    let before = sums_in(gen, tys, last, "lid - 1u");
+    let before = shared_values(gen, tys, last, "lid - 1u");
     fold_in(gen, lam, &acc, tys, before)?;
     gen.close();
     for (r, xs) in own.iter().enumerate() {
@@ -312,7 +301,7 @@ pub fn pass3(
         }
         gen.close();
     }
-    let tile_total = sums_in(gen, tys, last, &format!("{}u", WORKGROUP - 1));
+    let tile_total = shared_values(gen, tys, last, &format!("{}u", WORKGROUP - 1));
     fold_in(gen, lam, &run, tys, tile_total)?;
     gen.line("workgroupBarrier();");
     for r in 0..k {
@@ -327,12 +316,4 @@ pub fn pass3(
     gen.line("workgroupBarrier();");
     gen.close();
     Ok(())
-}
-
-/// The values `{arr}{j}[at]` of workgroup arrays, as arguments to the operator.
-fn sums_in(gen: &mut Gen, tys: &[PrimType], arr: &str, at: &str) -> Vec<KVal> {
-    tys.iter()
-        .enumerate()
-        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("{arr}{j}[{at}]"), *t), *t), *t))
-        .collect()
 }

@@ -176,13 +176,7 @@ pub fn emit_group(
     let col0 = gen.let_(&format!("(grp % {col_tiles}) * {tile}"), i32t);
     let tx = gen.let_("lid % 16u", u32t);
     let ty = gen.let_("lid / 16u", u32t);
-    let (ne, _) = gen.scalar(&prod.ne)?;
-    let mut accs = Vec::new();
-    for _ in 0..side * side {
-        let acc = gen.fresh("acc");
-        gen.line(&format!("var {acc}: {} = {ne};", gen.ty(acc_t)));
-        accs.push(acc);
-    }
+    let accs = block_accs(gen, prod, acc_t, side * side)?;
     let k0 = gen.fresh("k");
     gen.open(&format!("for (var {k0} = 0; {k0} < {k}; {k0} += {CHUNK}) {{"));
     // Stage the chunk: element `e` of the `tile`×`CHUNK` block is loaded by invocation
@@ -288,13 +282,7 @@ pub fn emit(
     gen.line(&format!("if (gid >= {row_blocks} * {col_blocks}) {{ return; }}"));
     let row0 = gen.let_(&format!("(gid / {col_blocks}) * {t}"), i32t);
     let col0 = gen.let_(&format!("(gid % {col_blocks}) * {t}"), i32t);
-    let (ne, _) = gen.scalar(&prod.ne)?;
-    let mut accs = Vec::new();
-    for _ in 0..t * t {
-        let acc = gen.fresh("acc");
-        gen.line(&format!("var {acc}: {} = {ne};", gen.ty(acc_t)));
-        accs.push(acc);
-    }
+    let accs = block_accs(gen, prod, acc_t, t * t)?;
     let kk = gen.fresh("k");
     gen.open(&format!("for (var {kk} = 0; {kk} < {k}; {kk}++) {{"));
     let load_rows = |gen: &mut Gen, arr: &std::rc::Rc<_>, first: &str, limit: &str| {
@@ -346,4 +334,16 @@ fn fold_step(
         }
     }
     Ok(())
+}
+
+/// `count` accumulators of the result's block, each starting at the neutral element.
+fn block_accs(gen: &mut Gen, prod: &Product, acc_t: PrimType, count: u32) -> R<Vec<String>> {
+    let (ne, _) = gen.scalar(&prod.ne)?;
+    Ok((0..count)
+        .map(|_| {
+            let acc = gen.fresh("acc");
+            gen.line(&format!("var {acc}: {} = {ne};", gen.ty(acc_t)));
+            acc
+        })
+        .collect())
 }
