@@ -87,32 +87,43 @@ fn ir_i32() -> crate::prim::IntType {
     crate::prim::IntType::I32
 }
 
-/// The staged element `q` of array `j`, as arguments to the operator.
-fn staged(gen: &mut Gen, tys: &[PrimType], q: &str) -> Vec<KVal> {
-    tys.iter()
-        .enumerate()
-        .map(|(j, t)| KVal::Scalar(gen.let_(&load(&format!("st{j}[{}]", pad(q)), *t), *t), *t))
-        .collect()
+/// This invocation's `k` consecutive staged elements, read once into variables (past the
+/// tile's end they keep the neutral element, and [`fold_own`] never folds them).
+fn load_own(gen: &mut Gen, neutral: &[Atom], tys: &[PrimType], k: u32) -> R<Vec<Vec<String>>> {
+    let mut own = Vec::new();
+    for r in 0..k {
+        let q = gen.let_(&format!("i32(lid) * {k} + {r}"), PrimType::Int(ir_i32()));
+        let xs = declare_accs(gen, neutral, tys)?;
+        gen.open(&format!("if ({q} < cnt) {{"));
+        for (j, (x, t)) in xs.iter().zip(tys).enumerate() {
+            gen.line(&format!("{x} = {};", load(&format!("st{j}[{}]", pad(&q)), *t)));
+        }
+        gen.close();
+        own.push(xs);
+    }
+    Ok(own)
 }
 
-/// Each invocation's fold of its `k` consecutive staged elements (those inside the tile),
-/// from the neutral element.
+/// Fold this invocation's elements (those inside the tile) into `into`, in order, running
+/// `each` after each with the element's position in the tile.
 fn fold_own(
     gen: &mut Gen,
     lam: &ir::Lambda,
-    neutral: &[Atom],
     tys: &[PrimType],
-    k: u32,
-) -> R<Vec<String>> {
-    let v = declare_accs(gen, neutral, tys)?;
-    for r in 0..k {
+    own: &[Vec<String>],
+    into: &[String],
+    mut each: impl FnMut(&mut Gen, &str) -> R<()>,
+) -> R<()> {
+    let k = own.len();
+    for (r, xs) in own.iter().enumerate() {
         let q = format!("(i32(lid) * {k} + {r})");
         gen.open(&format!("if ({q} < cnt) {{"));
-        let xs = staged(gen, tys, &q);
-        fold_in(gen, lam, &v, tys, xs)?;
+        let args = xs.iter().zip(tys).map(|(x, t)| KVal::Scalar(x.clone(), *t)).collect();
+        fold_in(gen, lam, into, tys, args)?;
+        each(gen, &q)?;
         gen.close();
     }
-    Ok(v)
+    Ok(())
 }
 
 /// Whether `lam` is a binary operator whose arguments may be swapped: `+`, `*`, `min`, `max`
@@ -175,7 +186,9 @@ pub fn pass1(
     gen.open(&format!("for (var t0 = blk0; t0 < blk1; t0 += {tile}) {{"));
     gen.line(&format!("let cnt = min({tile}, blk1 - t0);"));
     stage_tile(gen, &arrs, tys, k)?;
-    let v = fold_own(gen, lam, neutral, tys, k)?;
+    let own = load_own(gen, neutral, tys, k)?;
+    let v = declare_accs(gen, neutral, tys)?;
+    fold_own(gen, lam, tys, &own, &v, |_, _| Ok(()))?;
     tree_reduce(gen, lam, &v, tys, crate::diag::Span::DUMMY)?;
     let tile_total = shared_values(gen, tys, "sh", "0");
     fold_in(gen, lam, &total, tys, tile_total)?;
@@ -221,26 +234,9 @@ pub fn pass3(
     gen.open(&format!("for (var t0 = blk0; t0 < blk1; t0 += {tile}) {{"));
     gen.line(&format!("let cnt = min({tile}, blk1 - t0);"));
     stage_tile(gen, &arrs, tys, k)?;
-    // This invocation's elements, read once (past the tile's end, the neutral element, which
-    // is never folded).
-    let mut own: Vec<Vec<String>> = Vec::new();
-    for r in 0..k {
-        let q = gen.let_(&format!("i32(lid) * {k} + {r}"), PrimType::Int(ir_i32()));
-        let xs = declare_accs(gen, neutral, tys)?;
-        gen.open(&format!("if ({q} < cnt) {{"));
-        for (j, (x, t)) in xs.iter().zip(tys).enumerate() {
-            gen.line(&format!("{x} = {};", load(&format!("st{j}[{}]", pad(&q)), *t)));
-        }
-        gen.close();
-        own.push(xs);
-    }
+    let own = load_own(gen, neutral, tys, k)?;
     let v = declare_accs(gen, neutral, tys)?;
-    for (r, xs) in own.iter().enumerate() {
-        gen.open(&format!("if (i32(lid) * {k} + {r} < cnt) {{"));
-        let args = xs.iter().zip(tys).map(|(x, t)| KVal::Scalar(x.clone(), *t)).collect();
-        fold_in(gen, lam, &v, tys, args)?;
-        gen.close();
-    }
+    fold_own(gen, lam, tys, &own, &v, |_, _| Ok(()))?;
     // Inclusive scan of the invocations' values, earlier ones on the left: step `s` reads one
     // array and writes the other.
     for (j, (a, t)) in v.iter().zip(tys).enumerate() {
@@ -291,16 +287,13 @@ pub fn pass3(
     let before = shared_values(gen, tys, last, "lid - 1u");
     fold_in(gen, lam, &acc, tys, before)?;
     gen.close();
-    for (r, xs) in own.iter().enumerate() {
-        let q = format!("(i32(lid) * {k} + {r})");
-        gen.open(&format!("if ({q} < cnt) {{"));
-        let args = xs.iter().zip(tys).map(|(x, t)| KVal::Scalar(x.clone(), *t)).collect();
-        fold_in(gen, lam, &acc, tys, args)?;
+    // Rescan the elements from that prefix, each result over its element in the tile.
+    fold_own(gen, lam, tys, &own, &acc, |gen, q| {
         for (j, (a, t)) in acc.iter().zip(tys).enumerate() {
-            gen.line(&format!("st{j}[{}] = {};", pad(&q), store(a, *t)));
+            gen.line(&format!("st{j}[{}] = {};", pad(q), store(a, *t)));
         }
-        gen.close();
-    }
+        Ok(())
+    })?;
     let tile_total = shared_values(gen, tys, last, &format!("{}u", WORKGROUP - 1));
     fold_in(gen, lam, &run, tys, tile_total)?;
     gen.line("workgroupBarrier();");
