@@ -13,22 +13,26 @@ use crate::ir::*;
 
 mod checks;
 mod copies;
+mod destinations;
 mod hoist;
 mod inline;
 mod replicated;
 #[cfg(test)]
 mod testing;
+pub use destinations::replicates_before_maps;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
 
 /// The program that the backends compile: `prog` (after AD and `simplify`) with maps that only
 /// call a small function given its body (so the loops inside are vectorised, and
 /// matrix-product nests are found, at the map) and transposes of arrays bound outside a map made
-/// once before it (`ogham show opt` prints it).
+/// once before it, and the zeros that an adjoint's map fills a row of made before that map
+/// (`ogham show opt` prints it).
 pub fn for_backends(prog: &Program) -> Program {
     let mut prog = prog.clone();
     inline_map_calls(&mut prog);
     hoist_map_invariants(&mut prog);
+    replicates_before_maps(&mut prog);
     prog
 }
 

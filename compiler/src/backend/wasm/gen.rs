@@ -2107,7 +2107,8 @@ impl<'p> Gen<'p> {
                         Atom::Var(v) => v,
                         Atom::Const(_) => f.params[0].var,
                     };
-                    self.for_step(&mut e, None, n, 1, |g, e, i| {
+                    let start = self.simd_zip(&mut e, f, [sum, left, row], n, elem);
+                    self.for_step(&mut e, start, n, 1, |g, e, i| {
                         g.elem_addr(e, left, i, elem);
                         g.load(e, elem);
                         e.local_set(x);

@@ -626,6 +626,30 @@ impl Gen<'_> {
         Some(nvec)
     }
 
+    /// The vector loop of `out[i] = f left[i] right[i]` over arrays of `n` elements of type `t`
+    /// at the addresses `[out, left, right]` (`out` may be `left`): returns where the scalar loop
+    /// takes over, or `None` if `f` is not lane-wise arithmetic.
+    pub(super) fn simd_zip(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        f: &Lambda,
+        [out, left, right]: [LocalId; 3],
+        n: LocalId,
+        t: PrimType,
+    ) -> Option<LocalId> {
+        let l = Lane::of(t)?;
+        if !self.opts.simd || f.params.len() != 2 || !self.vectorizable(f, l, t) {
+            return None;
+        }
+        let lanes = l.count();
+        let nvec = self.tmp(ValType::I64);
+        b.local_get(n).i64_const(-lanes).binop(B::I64And).local_set(nvec);
+        self.for_step(b, None, nvec, lanes, |g, b, j| {
+            g.vstep(b, j, f, l, t, &[left, right], &[out], None);
+        });
+        Some(nvec)
+    }
+
     /// `n` vector accumulators, each lane set to `neutral`.
     fn splat_accs(
         &mut self,
