@@ -16,12 +16,14 @@ mod copies;
 mod destinations;
 mod hoist;
 mod inline;
+mod outer_products;
 mod replicated;
 #[cfg(test)]
 mod testing;
 pub use destinations::replicates_before_maps;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
+pub use outer_products::outer_products_as_matrix_products;
 
 /// The program that the backends compile: `prog` (after AD and `simplify`) with maps that only
 /// call a small function given its body (so the loops inside are vectorised, and
@@ -30,6 +32,9 @@ pub use inline::inline_map_calls;
 /// (`ogham show opt` prints it).
 pub fn for_backends(prog: &Program) -> Program {
     let mut prog = prog.clone();
+    if outer_products_as_matrix_products(&mut prog) {
+        simplify(&mut prog);
+    }
     inline_map_calls(&mut prog);
     hoist_map_invariants(&mut prog);
     replicates_before_maps(&mut prog);

@@ -565,12 +565,12 @@ fn per_sample_outer_products_summed_over_the_samples_are_never_stored() {
         r.sort();
         r
     };
-    // The [n][h][i] products are computed where the sum over n reads them: [h][i] launches
-    // only (the neutral element and the sum).
+    // The sum over n of the outer products is a matrix product (`opt::outer_products`): one
+    // [h][i] launch, and the [n][h][i] products are never made.
     let outer = "entry main [n][h][i] (a: [n][h]f32) (x: [n][i]f32) : [h][i]f32 =\n  \
                  reduce (map2 (map2 (+))) (replicate h (replicate i 0f32))\n    \
                  (map2 (\\ar xr -> map (\\p -> map (* p) xr) ar) a x)";
-    assert_eq!(ranks(outer), [2, 2]);
+    assert_eq!(ranks(outer), [2]);
     // Computing an element would bind seven arrays: with the reduction's output and the error
     // record, more than WebGPU's 8 storage buffers, so the products are launched and stored.
     let wide = "entry main [n][m] (a: [n][m]f32) (b: [n][m]f32) (c: [n][m]f32) (d: [n][m]f32)\n    \

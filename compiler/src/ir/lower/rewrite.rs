@@ -491,7 +491,9 @@ pub fn dce(body: &mut Body) {
     }
     let mut kept = Vec::new();
     for mut s in std::mem::take(&mut body.stms).into_iter().rev() {
-        let live = s.pat.iter().any(|p| used.contains(&p.var)) || s.pat.is_empty();
+        // A statement without results lives only for what may fail in it: the `map`s and
+        // `if`s whose failing parts have moved out leave nothing to run.
+        let live = s.pat.iter().any(|p| used.contains(&p.var));
         if !live && !may_fail(&s.exp) {
             continue;
         }
