@@ -17,7 +17,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::lower::rewrite::walk_vars_exp;
-use super::{Atom, Body, DimIndex, Exp, Program, Stm, Type, Var};
+use super::{Atom, Body, Dim, DimIndex, Exp, Program, Stm, Type, Var};
+use crate::prim::PrimValue;
 
 /// The first pattern variable of every statement that may update its destination in place.
 pub fn in_place(prog: &Program) -> HashSet<Var> {
@@ -145,6 +146,52 @@ fn slots_in(b: &Body, in_place: &HashSet<Var>, out: &mut HashMap<Var, Slot>) {
         let shared = aliases(b, 0, *arr, m);
         if dies && b.stms[m..u].iter().all(|t| mentions_any(t, &shared) == 0) {
             out.insert(*v, Slot { arr: *arr, idx });
+        }
+    }
+}
+
+/// The `replicate`s whose every row is overwritten before anything reads it: `z = replicate
+/// [d]... v` (`d` a constant) followed by a chain of in-place updates `z1 = z with [c0] = ..`,
+/// `z2 = z1 with [c1] = ..`, ... at constant indices that together cover `0..d`, each array of
+/// the chain read only by the next update ([`in_place`] guarantees it dies there). A backend
+/// may leave such an array unfilled (reverse mode's adjoint of an array read row by row, every
+/// row of which gets an adjoint).
+pub fn overwritten_replicates(prog: &Program, in_place: &HashSet<Var>) -> HashSet<Var> {
+    let mut out = HashSet::new();
+    for f in &prog.funs {
+        overwritten_in(&f.body, in_place, &mut out);
+    }
+    out
+}
+
+fn overwritten_in(b: &Body, in_place: &HashSet<Var>, out: &mut HashSet<Var>) {
+    for s in &b.stms {
+        super::lower::rewrite::for_each_body(&s.exp, &mut |inner| {
+            overwritten_in(inner, in_place, out)
+        });
+    }
+    for (r, s) in b.stms.iter().enumerate() {
+        let ([z], Exp::Replicate { shape, .. }) = (s.pat.as_slice(), &s.exp) else { continue };
+        let Some(&Dim::Const(d)) = shape.first() else { continue };
+        let mut covered = vec![false; usize::try_from(d).unwrap_or(0)];
+        let mut cur = z.var;
+        for t in &b.stms[r + 1..] {
+            if mentions_any(t, &HashSet::from([cur])) == 0 {
+                continue;
+            }
+            let Exp::Update { arr, idx, .. } = &t.exp else { break };
+            let [DimIndex::Fix(Atom::Const(PrimValue::I64(c)))] = idx.as_slice() else { break };
+            let Some(next) = t.pat.first().filter(|p| in_place.contains(&p.var)) else { break };
+            if *arr != cur || mentions_any(t, &HashSet::from([cur])) != 1 {
+                break;
+            }
+            if let Some(row) = usize::try_from(*c).ok().and_then(|c| covered.get_mut(c)) {
+                *row = true;
+            }
+            cur = next.var;
+        }
+        if !covered.is_empty() && covered.iter().all(|c| *c) {
+            out.insert(z.var);
         }
     }
 }
@@ -279,6 +326,33 @@ mod tests {
         let src = "entry h [n] (k: i64) (is: [n]i64) : []i32 = hist (+) 0 k is (replicate n 1)
                    entry s [n] (is: [n]i64) (vs: [n]f32) : []f32 = scatter (replicate 10 0f32) is vs";
         assert_eq!(count(src), 2);
+    }
+
+    fn overwritten(src: &str) -> usize {
+        let c = crate::driver::compile(src).unwrap_or_else(|d| panic!("{d:?}"));
+        let prog = crate::opt::for_backends(&c.ir);
+        overwritten_replicates(&prog, &in_place(&prog)).len()
+    }
+
+    #[test]
+    fn zeros_whose_rows_are_all_overwritten_need_no_filling() {
+        // Every row of the gate weights' adjoint is one gate's adjoint.
+        let gates = "entry g [h] (w: [3][h][h]f32) (x: [h]f32) =
+                       vjp (\\w -> f32.sum (map (\\g -> f32.sum (map (\\r -> f32.sum (map2 (*) r x)) w[g]))
+                                                 [0, 1, 2])) w 1";
+        assert_eq!(overwritten(gates), 0, "rows read at computed indices");
+        let rows = "entry g [h] (w: [3][h]f32) =
+                      vjp (\\w -> f32.sum w[0] * f32.sum w[1] + f32.sum w[2]) w 1";
+        assert_eq!(overwritten(rows), 1);
+        let two_of_three =
+            "entry g [h] (w: [3][h]f32) = vjp (\\w -> f32.sum w[0] * f32.sum w[2]) w 1";
+        assert_eq!(overwritten(two_of_three), 0);
+        let read_between = "entry g (n: i64) =
+                              let z = replicate 2 (replicate n 0f32)
+                              let z = z with [0] = replicate n 1
+                              let s = f32.sum z[1]
+                              in (z with [1] = replicate n s)";
+        assert_eq!(overwritten(read_between), 0);
     }
 
     fn slots(src: &str) -> usize {

@@ -61,6 +61,9 @@ pub(super) struct Gen<'p> {
     /// Map results computed straight into the slot of the array that an in-place update later
     /// stores them in (`ir::inplace::slot_results`).
     slots: HashMap<Var, Slot>,
+    /// `replicate`s whose rows are all overwritten before they are read
+    /// (`ir::inplace::overwritten_replicates`): allocated, not filled.
+    unfilled: std::collections::HashSet<Var>,
     /// Array `reduce`s whose rows a map summed as it computed them (`map_summed`): the
     /// reduction's result variable, the local holding the sum's address, and its element count
     /// and type.
@@ -132,6 +135,7 @@ pub(super) fn generate(
         vars: HashMap::new(),
         pending: None,
         slots: crate::ir::inplace::slot_results(prog, &in_place),
+        unfilled: crate::ir::inplace::overwritten_replicates(prog, &in_place),
         ranges: prog.funs.iter().flat_map(|f| crate::ir::ranges::index_ranges(&f.body)).collect(),
         in_place,
         here_in_place: false,
@@ -754,7 +758,9 @@ impl<'p> Gen<'p> {
                 let m = self.product(b, &inner);
                 let total = self.product(b, &[n, m]);
                 let out = self.alloc_elems(b, total, t);
-                self.fill(b, out, value, n, m, total, t);
+                if !stm.pat.first().is_some_and(|p| self.unfilled.contains(&p.var)) {
+                    self.fill(b, out, value, n, m, total, t);
+                }
                 b.local_get(out);
                 set_one(b);
             }
