@@ -64,6 +64,11 @@ pub(super) struct Gen<'p> {
     /// `replicate`s whose rows are all overwritten before they are read
     /// (`ir::inplace::overwritten_replicates`): allocated, not filled.
     unfilled: std::collections::HashSet<Var>,
+    /// Map results to be added into their destination (`dests`) rather than stored there: the
+    /// rows a summed map adds up as its inner map computes them (`map_summed`). `adding` holds
+    /// the output addresses they were given, which the stores of `vstep` and `store_row` read.
+    add_into: std::collections::HashSet<Var>,
+    pub(super) adding: std::collections::HashSet<LocalId>,
     /// Array `reduce`s whose rows a map summed as it computed them (`map_summed`): the
     /// reduction's result variable, the local holding the sum's address, and its element count
     /// and type.
@@ -136,6 +141,8 @@ pub(super) fn generate(
         pending: None,
         slots: crate::ir::inplace::slot_results(prog, &in_place),
         unfilled: crate::ir::inplace::overwritten_replicates(prog, &in_place),
+        add_into: Default::default(),
+        adding: Default::default(),
         ranges: prog.funs.iter().flat_map(|f| crate::ir::ranges::index_ranges(&f.body)).collect(),
         in_place,
         here_in_place: false,
@@ -1648,7 +1655,14 @@ impl<'p> Gen<'p> {
         match row {
             None => {
                 self.elem_addr(b, out, j, elem);
-                self.push_atom(b, val);
+                if self.adding.contains(&out) {
+                    self.elem_addr(b, out, j, elem);
+                    self.load(b, elem);
+                    self.push_atom(b, val);
+                    b.binop(float_add(elem));
+                } else {
+                    self.push_atom(b, val);
+                }
                 self.store(b, elem);
             }
             Some(m) => {
@@ -1691,6 +1705,9 @@ impl<'p> Gen<'p> {
                 let out = match self.dests.remove(&p.var) {
                     Some(at) => {
                         self.placed.insert(p.var);
+                        if self.add_into.remove(&p.var) {
+                            self.adding.insert(at);
+                        }
                         at
                     }
                     None => match self.slots.get(&p.var).cloned() {
@@ -1771,7 +1788,7 @@ impl<'p> Gen<'p> {
         if outs.iter().all(|o| o.1.is_none()) {
             let ptrs: Vec<LocalId> = outs.iter().map(|o| o.0).collect();
             let blocked = match (ptrs.as_slice(), ps.as_slice()) {
-                ([out], [param]) if fuse.is_none() => {
+                ([out], [param]) if fuse.is_none() && !self.adding.contains(out) => {
                     self.simd_blocked_map(b, wl, lam, arrs, *out, *param, span)
                 }
                 _ => None,
@@ -2013,28 +2030,78 @@ impl<'p> Gen<'p> {
         let arena = self.arena;
         let bounds =
             |g: &mut Self, b: &mut InstrSeqBuilder, c: LocalId| g.chunk_bounds(b, c, wl, chunks);
+        // Rows an inner map of the body computes, summed by `+`, are added into the chunk's
+        // sum as they are computed (the sum starts at zero) instead of being stored and then
+        // added.
+        let added: Vec<bool> = accs
+            .iter()
+            .map(|&(k, _, _, _, elem, op)| {
+                let adds = elementwise(op).is_some_and(|f| {
+                    matches!((f.body.stms.as_slice(), elem),
+                        ([s], PrimType::Float(FloatType::F32 | FloatType::F64))
+                        if matches!(s.exp, Exp::BinOp(ir::BinOp::Add, ..)))
+                });
+                let by_light_map = match lam.body.result[k] {
+                    Atom::Var(row) => lam.body.stms.iter().any(|s| {
+                        s.pat.iter().any(|p| p.var == row && p.ty.rank() == 1)
+                            && matches!(&s.exp, Exp::Map { lam, .. } if !super::par::heavy(&lam.body))
+                    }),
+                    Atom::Const(_) => false,
+                };
+                adds && by_light_map
+            })
+            .collect();
+        let never_first = self.tmp(ValType::I32);
+        b.i32_const(0).local_set(never_first);
         let chunk = |g: &mut Self, b: &mut InstrSeqBuilder, c: LocalId| {
             let (lo, hi) = bounds(g, b, c);
+            let one = g.tmp(ValType::I64);
+            b.i64_const(1).local_set(one);
+            let mut adds_at = Vec::new();
+            for (&(_, parts, _, n, elem, _), _) in accs.iter().zip(&added).filter(|(_, a)| **a) {
+                let at = g.tmp(ValType::I64);
+                b.local_get(c).local_get(n).binop(B::I64Mul).local_set(at);
+                let sum = g.tmp(ValType::I32);
+                g.elem_addr(b, parts, at, elem);
+                b.local_set(sum);
+                g.fill(b, sum, &Atom::Const(crate::prim::PrimValue::zero(elem)), n, one, n, elem);
+                adds_at.push(sum);
+            }
             g.for_step(b, Some(lo), hi, 1, |g, b, j| {
                 let mark = arena.mark(&mut g.module, b);
                 for (p, a) in ps.iter().zip(arrs) {
                     g.bind_row(b, *p, *a, j);
                 }
+                let mut adds_at = adds_at.iter();
+                for (&(k, ..), _) in accs.iter().zip(&added).filter(|(_, a)| **a) {
+                    if let (Atom::Var(row), Some(sum)) = (lam.body.result[k], adds_at.next()) {
+                        g.dests.insert(row, *sum);
+                        g.add_into.insert(row);
+                    }
+                }
                 g.body(b, &lam.body);
+                g.adding.clear();
                 for ((out, row, elem), &k) in outs.iter().zip(&stored) {
                     g.store_row(b, *out, j, &lam.body.result[k], *elem, *row);
                 }
                 let first = g.tmp(ValType::I32);
                 b.local_get(j).local_get(lo).binop(B::I64Eq).local_set(first);
-                for &(k, parts, _, n, elem, op) in &accs {
+                for (&(k, parts, _, n, elem, op), &added) in accs.iter().zip(&added) {
                     // An array result is a variable.
                     let Atom::Var(row) = lam.body.result[k] else { continue };
+                    g.add_into.remove(&row);
+                    if g.placed.remove(&row) {
+                        continue;
+                    }
+                    g.dests.remove(&row);
                     let row = g.local(row);
                     let at = g.tmp(ValType::I64);
                     b.local_get(c).local_get(n).binop(B::I64Mul).local_set(at);
                     let sum = g.tmp(ValType::I32);
                     g.elem_addr(b, parts, at, elem);
                     b.local_set(sum);
+                    // A sum that started at zero is never the first row's copy.
+                    let first = if added { never_first } else { first };
                     g.sum_row(b, op, [sum, sum, row], n, elem, first, span);
                 }
                 arena.restore(b, mark);
@@ -2422,6 +2489,14 @@ fn summed_results(body: &Body, k: usize) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// The addition of two values of the float type `t` (f32 or f64).
+pub(super) fn float_add(t: PrimType) -> B {
+    match t {
+        PrimType::Float(FloatType::F32) => B::F32Add,
+        _ => B::F64Add,
+    }
 }
 
 /// How many sums a map summed in parallel keeps per result (`Gen::map_summed`): chunks of its

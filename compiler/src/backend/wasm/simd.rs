@@ -570,7 +570,14 @@ impl Gen<'_> {
         let rs = self.vbody(b, lam, l, &mut vars);
         for (out, r) in outs.iter().zip(&rs) {
             self.vaddr(b, *out, j, t);
-            b.local_get(*r).store(self.mem, StoreKind::V128, mem_arg());
+            if self.adding.contains(out) {
+                self.vaddr(b, *out, j, t);
+                b.load(self.mem, LoadKind::V128, mem_arg()).local_get(*r);
+                self.emit_vbinop(b, BinOp::Add, l);
+            } else {
+                b.local_get(*r);
+            }
+            b.store(self.mem, StoreKind::V128, mem_arg());
         }
         if let (Some((f, acc)), Some(r)) = (acc, rs.first()) {
             b.local_get(acc).local_get(*r);
