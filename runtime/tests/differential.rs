@@ -144,3 +144,37 @@ entry main (n: i64) : bool =
     }
     assert!(both.disagreements.is_empty(), "{:?}", both.disagreements);
 }
+
+/// Float rows that an inner map computes, summed by `+`, are added into the sums as they are
+/// computed (the sums start at zero); exact in f64 here, against a sequential loop, for no
+/// rows, fewer rows than chunks and more, with a second result stored as usual.
+#[test]
+fn rows_added_as_computed_sum_as_a_loop_does() {
+    let src = "
+def row (m: i64) (i: i64) : [m]f64 = map (\\j -> f64.i64 ((i * 5 + j * 3) % 7) * 0.5 - 1) (iota m)
+
+-- ==
+-- input { 0i64 5i64 } output { true }
+-- input { 3i64 5i64 } output { true }
+-- input { 100i64 37i64 } output { true }
+entry main (n: i64) (m: i64) : bool =
+  let (rows, is) =
+    unzip (map (\\i -> (map (\\j -> f64.i64 ((i * 5 + j * 3) % 7) * 0.5 - 1) (iota m), f64.i64 i)) (iota n))
+  let (read, firsts) =
+    unzip (map (\\i -> let r = map (\\j -> f64.i64 ((i * 5 + j * 3) % 7) * 0.5 - 1) (iota m)
+                      in (r, r[0] * 2)) (iota n))
+  let r = reduce (map2 (+)) (replicate m 0) rows
+  let r2 = reduce (map2 (+)) (replicate m 0) read
+  let s = loop acc = replicate m 0 for i < n do map2 (+) acc (row m i)
+  in and (map2 (==) r s) && and (map2 (==) r2 s)
+     && and (map2 (\\f i -> f == (row m i)[0] * 2) firsts (iota n))
+     && and (map2 (\\x i -> x == f64.i64 i) is (iota n))
+";
+    let mut both = Both { wasm: WasmBackend::new().unwrap(), disagreements: Vec::new() };
+    let report = run_file("added_rows", src, &mut both, &Options::default());
+    assert_eq!(report.cases.len(), 3);
+    for c in &report.cases {
+        assert!(matches!(c.status, Status::Passed), "{}", c.title("added_rows"));
+    }
+    assert!(both.disagreements.is_empty(), "{:?}", both.disagreements);
+}

@@ -2041,12 +2041,13 @@ impl<'p> Gen<'p> {
                         ([s], PrimType::Float(FloatType::F32 | FloatType::F64))
                         if matches!(s.exp, Exp::BinOp(ir::BinOp::Add, ..)))
                 });
+                // The row is only the result: its destination holds the sum, not the row.
                 let by_light_map = match lam.body.result[k] {
-                    Atom::Var(row) => lam.body.stms.iter().any(|s| {
+                    Atom::Var(row) if uses_after(&lam.body, 0, row) == 1 => lam.body.stms.iter().any(|s| {
                         s.pat.iter().any(|p| p.var == row && p.ty.rank() == 1)
                             && matches!(&s.exp, Exp::Map { lam, .. } if !super::par::heavy(&lam.body))
                     }),
-                    Atom::Const(_) => false,
+                    _ => false,
                 };
                 adds && by_light_map
             })
