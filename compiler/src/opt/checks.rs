@@ -3,8 +3,9 @@
 //! it reads: in derivative code that can be a whole adjoint array built per element. With fixed
 //! indices the bounds check is all that can fail, so the check replaces the statement, with the
 //! message the interpreter gives for the failing access; indices that are constants inside
-//! constant dimensions need no check at all. Likewise an element of a `replicate` is its value
-//! after the check, so the array need not exist for it.
+//! constant dimensions need no check at all. Likewise an element of a `replicate` (or of a
+//! `map` result that is the same for every element) is its value after the check, so the array
+//! need not exist for it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -40,11 +41,31 @@ struct Cx<'a> {
 }
 
 /// The arrays bound by a `replicate`, anywhere in `b`, with the number of dimensions it adds
-/// and its value.
+/// and its value; and the results of `map`s whose function returns the same scalar for every
+/// element (a constant or a variable bound outside it: `map (\x -> (r, x)) xs` pairs each
+/// element with `r`), which are replicates of that scalar.
 fn replicates(b: &Body, out: &mut HashMap<Var, (usize, Atom)>) {
     for s in &b.stms {
         if let ([p], Exp::Replicate { shape, value }) = (s.pat.as_slice(), &s.exp) {
             out.insert(p.var, (shape.len(), *value));
+        }
+        if let Exp::Map { lam, .. } = &s.exp {
+            let mut inner: HashSet<Var> = lam.params.iter().map(|p| p.var).collect();
+            let mut body = lam.body.clone();
+            crate::ad::walk::body_vars(&mut body, &mut |v, binder| {
+                if binder {
+                    inner.insert(*v);
+                }
+            });
+            for ((p, r), t) in s.pat.iter().zip(&lam.body.result).zip(&lam.ret) {
+                let invariant = match r {
+                    Atom::Const(_) => true,
+                    Atom::Var(v) => !inner.contains(v),
+                };
+                if invariant && matches!(t, Type::Prim(_)) {
+                    out.insert(p.var, (1, *r));
+                }
+            }
         }
         crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |b| replicates(b, out));
     }
@@ -240,6 +261,19 @@ mod tests {
         assert!(!ir.lines().any(|l| l.contains(": f64 = zs_")), "{ir}");
         assert_eq!(run(&c, "r", "3i64 2i64 1.5").as_deref(), Ok("3.0f64"));
         let e = run(&c, "r", "3i64 3i64 1.5").expect_err("out of bounds");
+        assert!(e.contains("index [3] out of bounds for array of shape [3]"), "{e}");
+    }
+
+    /// An element of a map's result that is the same for every element is that value, after
+    /// the bounds check.
+    #[test]
+    fn an_element_of_an_invariant_map_result_is_its_value() {
+        let src = "entry r [n] (xs: [n]f64) (i: i64) (x: f64) : f64 =
+  vjp (\\x -> let (zs, ys) = unzip (map (\\y -> (x, y)) xs) in zs[i] * zs[i] + ys[i]) x 1";
+        let (c, ir) = compile(src);
+        assert!(!ir.lines().any(|l| l.contains(": f64 = zs_")), "{ir}");
+        assert_eq!(run(&c, "r", "[1.0, 2.0, 3.0] 2i64 1.5").as_deref(), Ok("3.0f64"));
+        let e = run(&c, "r", "[1.0, 2.0, 3.0] 3i64 1.5").expect_err("out of bounds");
         assert!(e.contains("index [3] out of bounds for array of shape [3]"), "{e}");
     }
 

@@ -647,6 +647,11 @@ impl<'p> Gen<'p> {
                     continue;
                 }
             }
+            if let Some(n) = body.stms.get(k + 1).filter(|n| self.scans_only(body, k, n)) {
+                self.scanomap(b, s, n);
+                skip = true;
+                continue;
+            }
             // A map whose result the next statement reduces: fuse the two vector loops.
             let fuse = match (&s.exp, body.stms.get(k + 1).map(|n| &n.exp)) {
                 (Exp::Map { w, .. }, Some(Exp::Reduce { w: w2, lam, neutral, arrs, .. }))
@@ -680,6 +685,64 @@ impl<'p> Gen<'p> {
             }
         }
         self.pending = None;
+    }
+
+    /// Whether `body.stms[k]` is a map of scalars whose results only the scan `n` after it
+    /// reads, and that would run on this thread anyway: `scanomap` computes them in the scan.
+    fn scans_only(&self, body: &Body, k: usize, n: &ir::Stm) -> bool {
+        let s = &body.stms[k];
+        let (Exp::Map { w, lam, .. }, Exp::Scan { w: w2, arrs, .. }) = (&s.exp, &n.exp) else {
+            return false;
+        };
+        let parallel = self.opts.threads && !self.in_par && super::par::heavy(&lam.body);
+        w == w2
+            && !parallel
+            && !s.pat.is_empty()
+            && lam.ret.iter().all(|t| matches!(t, Type::Prim(_)))
+            && s.pat.iter().all(|p| {
+                let reads = arrs.iter().filter(|a| **a == p.var).count();
+                reads > 0 && uses_after(body, k + 1, p.var) == reads
+            })
+    }
+
+    /// `scan op ne (map f xs)` (the statements `m` and `s`) when only the scan reads the mapped
+    /// values: each is computed by `f` where the scan reads it, and never stored (a
+    /// reverse-mode scan reads its elements in reverse order through such a map).
+    fn scanomap(&mut self, b: &mut InstrSeqBuilder, m: &ir::Stm, s: &ir::Stm) {
+        let (Exp::Map { w, lam: f, arrs: fxs }, Exp::Scan { lam, neutral, arrs, .. }) =
+            (&m.exp, &s.exp)
+        else {
+            return self.internal(s.span, "a scan of a map");
+        };
+        let wl = self.i64_local(b, w);
+        self.check_width(b, wl, w, fxs, "map", m.span);
+        let pat: Vec<LocalId> = s.pat.iter().map(|p| self.bind(p, s.span)).collect();
+        let outs = self.soac_outputs(b, &s.pat, &pat);
+        let fps: Vec<LocalId> = f.params.iter().map(|p| self.bind(p, m.span)).collect();
+        let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, s.span)).collect();
+        let (acc, xs) = ps.split_at(neutral.len().min(ps.len()));
+        self.assign(b, acc, neutral);
+        // The map's result that each of the scan's arrays is.
+        let from: Vec<Atom> = arrs
+            .iter()
+            .filter_map(|a| m.pat.iter().position(|p| p.var == *a).map(|i| f.body.result[i]))
+            .collect();
+        let arena = self.arena;
+        self.for_step(b, None, wl, 1, |g, b, j| {
+            let mark = arena.mark(&mut g.module, b);
+            for (p, a) in fps.iter().zip(fxs) {
+                g.bind_row(b, *p, *a, j);
+            }
+            g.body(b, &f.body);
+            g.assign(b, xs, &from);
+            // The values are scalars: what the map's function allocated is dead.
+            arena.restore(b, mark);
+            g.body(b, &lam.body);
+            g.assign(b, acc, &lam.body.result);
+            for ((out, row, elem), p) in outs.iter().zip(&lam.params) {
+                g.store_row(b, *out, j, &Atom::Var(p.var), *elem, *row);
+            }
+        });
     }
 
     /// Push `results`, then pop them into `into` (so a result may name one of `into`).

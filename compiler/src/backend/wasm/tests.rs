@@ -150,6 +150,23 @@ entry main [n][m] (xss: [n][m]f32) : [n][m]f32 =
     assert_eq!(wat.matches("loop ;;").count(), 9, "{wat}");
 }
 
+/// A scan of a map that only the scan reads computes the map's values where it reads them:
+/// one loop, and only the scan's results are allocated. A map whose results something else
+/// reads too is stored first.
+#[test]
+fn a_scan_of_a_map_computes_the_mapped_values_in_its_loop() {
+    let wat = |src: &str| to_wat(&module(src).unwrap().bytes).unwrap();
+    let fused = wat("entry main [n] (r: f64) (xs: [n]f64) : [n]f64 =
+  let (_, bs) = unzip (scan (\\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2)) (1, 0)
+                            (map (\\x -> (r, x * 2)) xs))
+  in bs");
+    assert_eq!(fused.matches("loop ;;").count(), 1, "{fused}");
+    let stored = wat("entry main [n] (xs: [n]f64) : ([n]f64, [n]f64) =
+  let ys = map (\\x -> x * 2) xs
+  in (scan (+) 0 ys, ys)");
+    assert!(stored.matches("loop ;;").count() >= 2, "{stored}");
+}
+
 /// A float `max`/`min` reduction whose neutral element is a constant other than NaN folds its
 /// vector accumulators with `pmax`/`pmin` (one instruction; no accumulator is ever NaN, so a NaN
 /// element is skipped as Futhark's `max` skips it); with a neutral element that may be NaN, the
