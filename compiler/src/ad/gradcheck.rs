@@ -24,8 +24,19 @@ pub struct GradCheck {
 }
 
 impl GradCheck {
+    /// The largest of the three errors; NaN if any is NaN (a derivative that is NaN where the
+    /// differences are not, or the reverse, is a failure, not the smallest error).
     pub fn worst(&self) -> f64 {
-        self.jvp_error.max(self.vjp_error).max(self.modes_error)
+        max_nan(max_nan(self.jvp_error, self.vjp_error), self.modes_error)
+    }
+}
+
+/// `max` that propagates NaN (`f64::max` returns the other operand).
+fn max_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
     }
 }
 
@@ -125,6 +136,14 @@ pub fn gradcheck(
     let x = inputs.unwrap_or_else(|| random_inputs(&params, size, &mut rng));
     let run = |name: &str, args: &[Value]| driver::run_interp(&c, name, args).map_err(|d| vec![d]);
     let y = run(entry, &x)?;
+    // Outside the function's domain (a square root of a negative, say) there is no derivative
+    // to check, and NaN would compare as no error.
+    if floats(&y).iter().any(|v| !v.is_finite()) {
+        return Err(err(format!(
+            "`{entry}`'s result is not finite at these inputs, so its derivatives cannot be \
+             checked there; give inputs inside its domain (`--stdin`) or another `--seed`"
+        )));
+    }
     let mut u_of = |_: f64, _: usize| rng.next_f64() * 2.0 - 1.0;
     let u = map_floats(&x, true, &mut u_of);
     let v = map_floats(&y, true, &mut |_, _| 0.0);
@@ -149,7 +168,8 @@ pub fn gradcheck(
     let vj = floats(&run(&vjp_name, &args)?);
     let vf = floats(&v);
     let fd_scale = fd.iter().fold(1.0f64, |m, a| m.max(a.abs()));
-    let jvp_error = ju.iter().zip(&fd).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / fd_scale;
+    let jvp_error =
+        ju.iter().zip(&fd).fold(0.0f64, |m, (a, b)| max_nan(m, (a - b).abs())) / fd_scale;
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
     let (v_fd, v_ju, vj_u) = (dot(&vf, &fd), dot(&vf, &ju), dot(&vj, &uf));
     let vjp_error = (v_fd - vj_u).abs() / v_fd.abs().max(1.0);

@@ -16,6 +16,7 @@ mod build;
 mod deriv;
 mod fwd;
 pub mod gradcheck;
+mod hist_general;
 mod rev;
 mod soac_rev;
 pub mod walk;

@@ -129,11 +129,7 @@ impl Ad {
                     (Some(op @ (BinOp::Min | BinOp::Max | BinOp::Mul)), [v], [(_, hb)], [d]) => {
                         self.rev_hist_special(op, *d, *is, *v, *hb, adjs)
                     }
-                    _ => Err(unsupported(
-                        s.span,
-                        "reverse-mode differentiation of this histogram operator (only `+`, `*`, \
-                         `min`, `max`)",
-                    )),
+                    _ => self.rev_hist_general(s, &seeds, adjs),
                 }
             }
             Exp::Scatter { dest, idx, vals, w } => {
@@ -187,7 +183,7 @@ impl Ad {
     }
 
     /// `map (\i.. -> if in bounds then src[i..] else 0) is..` with result type `ty`.
-    fn gather(&mut self, src: Var, is: &[Var], ty: &Type) -> R<Var> {
+    pub(super) fn gather(&mut self, src: Var, is: &[Var], ty: &Type) -> R<Var> {
         let sty = self.ty(src)?;
         let sh = super::build::shape_of(&sty);
         let w = super::build::shape_of(ty)
@@ -198,13 +194,17 @@ impl Ad {
         let params: Vec<Param> =
             is.iter().map(|_| self.param("i", Type::Prim(PrimType::I64))).collect();
         let lam = self.lambda(params, vec![row.clone()], |ad, ps| {
-            let mut ok = Atom::Const(crate::prim::PrimValue::Bool(true));
+            let mut ok = None;
             for (p, d) in ps.iter().zip(&sh) {
                 let ge = ad.cmp(CmpOp::Ge, PrimType::I64, Atom::Var(p.var), i64c(0));
                 let lt = ad.cmp(CmpOp::Lt, PrimType::I64, Atom::Var(p.var), dim_atom(*d));
                 let both = ad.bin(BinOp::LogAnd, PrimType::Bool, ge, lt);
-                ok = ad.bin(BinOp::LogAnd, PrimType::Bool, ok, both);
+                ok = Some(match ok {
+                    Some(prev) => ad.bin(BinOp::LogAnd, PrimType::Bool, prev, both),
+                    None => both,
+                });
             }
+            let ok = ok.unwrap_or(Atom::Const(crate::prim::PrimValue::Bool(true)));
             let idx: Vec<DimIndex> = ps.iter().map(|p| DimIndex::Fix(Atom::Var(p.var))).collect();
             ad.open();
             let g = ad.let1("g", row.clone(), Exp::Index { arr: src, idx });
@@ -431,7 +431,7 @@ impl Ad {
     }
 
     /// `iota w` as a fresh variable.
-    fn iota(&mut self, w: Atom) -> R<Var> {
+    pub(super) fn iota(&mut self, w: Atom) -> R<Var> {
         let wd = atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
         Ok(self.let1(
             "iota",
@@ -441,7 +441,7 @@ impl Ad {
     }
 
     /// `if c then then_vals() else else_vals()` on scalars of types `tys`.
-    fn if_vals(
+    pub(super) fn if_vals(
         &mut self,
         c: Atom,
         tys: &[Type],
