@@ -99,7 +99,22 @@ impl Ad {
                         let c = self.reverse(sc, *w)?;
                         self.add_adj(adjs, &Atom::Var(*a), Atom::Var(c), false)
                     }
-                    _ => self.rev_scan_general(s, adjs),
+                    _ => match self.scan_by_columns(s)? {
+                        Some(body) => {
+                            let seeds: Vec<(Atom, Atom)> = s
+                                .pat
+                                .iter()
+                                .zip(&body.result)
+                                .filter_map(|(p, r)| adjs.m.get(&p.var).map(|a| (*r, *a)))
+                                .collect();
+                            let got = self.rev_scope(&body, &seeds, Adjs::default(), arrs)?;
+                            for (a, g) in arrs.iter().zip(got) {
+                                self.add_adj(adjs, &Atom::Var(*a), g, false)?;
+                            }
+                            Ok(())
+                        }
+                        None => self.rev_scan_general(s, adjs),
+                    },
                 }
             }
             Exp::Hist { dest, lam, is, vs, .. } => {
@@ -480,14 +495,32 @@ impl Ad {
         };
         let w = *w;
         let k = arrs.len();
-        let t = lam.ret.first().map(|t| t.elem()).unwrap_or(PrimType::F64);
-        if lam.ret.iter().any(|r| *r != Type::Prim(t)) || !matches!(t, PrimType::Float(_)) {
+        // Scalar components; those that are not floats (flags, counts) carry no adjoint and
+        // only take part as the operator's arguments.
+        let mut ts: Vec<PrimType> = Vec::new();
+        for r in &lam.ret {
+            match r {
+                Type::Prim(p) => ts.push(*p),
+                Type::Array { .. } => {
+                    return Err(unsupported(
+                        s.span,
+                        "reverse-mode differentiation of a `scan` whose elements are arrays \
+                         (scan each column instead: `transpose (map (scan op ne) (transpose xss))`)",
+                    ))
+                }
+            }
+        }
+        let floats: Vec<PrimType> =
+            ts.iter().copied().filter(|p| matches!(p, PrimType::Float(_))).collect();
+        let Some(&t) = floats.first() else { return Ok(()) };
+        if floats.iter().any(|f| *f != t) {
             return Err(unsupported(
                 s.span,
-                "reverse-mode differentiation of a `scan` whose elements are not float scalars \
-                 of one type",
+                "reverse-mode differentiation of a `scan` with float components of different types",
             ));
         }
+        let is_f: Vec<bool> = ts.iter().map(|p| matches!(p, PrimType::Float(_))).collect();
+        let cty = |j: usize| Type::Prim(ts[j]);
         if lam.params.len() != 2 * k || lam.body.result.len() != k {
             return Err(internal(s.span, "scan operator arity"));
         }
@@ -504,8 +537,9 @@ impl Ad {
         let pat = jacobian_pattern(lam, k);
         // Component r of the adjoints can be non-zero only if it reaches a seeded component
         // through the pattern; the others stay zero and are not computed.
-        let live: Vec<bool> =
-            (0..k).map(|r| (0..k).any(|j| pat[r][j] && seed_vars[j].is_some())).collect();
+        let live: Vec<bool> = (0..k)
+            .map(|r| is_f[r] && (0..k).any(|j| is_f[j] && pat[r][j] && seed_vars[j].is_some()))
+            .collect();
         let comps: Vec<usize> = (0..k).filter(|&r| live[r]).collect();
         let mut cpos = vec![None; k];
         for (x, r) in comps.iter().enumerate() {
@@ -532,6 +566,7 @@ impl Ad {
         let seeds1: Vec<Option<Var>> = comps.iter().map(|&r| seed_vars[r]).collect();
         let (lam1, ys1, arrs1) = (lam.clone(), ys.clone(), arrs.clone());
         let (st1, ents1) = (st.clone(), ents.clone());
+        let cty1 = cty;
         let lam_b = self.lambda(vec![p], vec![st.clone(); nk], move |ad, ps| {
             let i = ad.bin(BinOp::Sub, PrimType::I64, wm1, Atom::Var(ps[0].var));
             let mut out = Vec::new();
@@ -554,15 +589,16 @@ impl Ad {
             let ip1 = ad.bin(BinOp::Min, PrimType::I64, ip1, wm1);
             let yv: Vec<Var> = ys1
                 .iter()
-                .map(|y| {
-                    ad.let1("y", st1.clone(), Exp::Index { arr: *y, idx: vec![DimIndex::Fix(i)] })
+                .enumerate()
+                .map(|(j, y)| {
+                    ad.let1("y", cty1(j), Exp::Index { arr: *y, idx: vec![DimIndex::Fix(i)] })
                 })
                 .collect();
             let mut args: Vec<Atom> = yv.iter().map(|v| Atom::Var(*v)).collect();
-            for a in &arrs1 {
+            for (j, a) in arrs1.iter().enumerate() {
                 args.push(Atom::Var(ad.let1(
                     "a",
-                    st1.clone(),
+                    cty1(j),
                     Exp::Index { arr: *a, idx: vec![DimIndex::Fix(ip1)] },
                 )));
             }
@@ -638,19 +674,22 @@ impl Ad {
         let p = self.param("i", Type::Prim(PrimType::I64));
         let (lam3, ys3, arrs3, ne3) = (lam.clone(), ys.clone(), arrs.clone(), neutral.clone());
         let st3 = st.clone();
-        let lam_a = self.lambda(vec![p], vec![st.clone(); k], move |ad, ps| {
+        let all: Vec<Type> = (0..k).map(cty).collect();
+        let (all3, ts3) = (all.clone(), ts.clone());
+        let lam_a = self.lambda(vec![p], all.clone(), move |ad, ps| {
             let i = Atom::Var(ps[0].var);
             let first = ad.cmp(CmpOp::Eq, PrimType::I64, i, i64c(0));
-            let tys = vec![st3.clone(); k];
+            let tys = all3;
             // Read at the top level, clamped at 0, as in step 1.
             let im1 = ad.bin(BinOp::Sub, PrimType::I64, i, i64c(1));
             let im1 = ad.bin(BinOp::Max, PrimType::I64, im1, i64c(0));
             let reads: Vec<Atom> = ys3
                 .iter()
-                .map(|y| {
+                .zip(&ts3)
+                .map(|(y, t)| {
                     Atom::Var(ad.let1(
                         "prev",
-                        st3.clone(),
+                        Type::Prim(*t),
                         Exp::Index { arr: *y, idx: vec![DimIndex::Fix(im1)] },
                     ))
                 })
@@ -670,8 +709,13 @@ impl Ad {
             // As above, the reads of `as` stay outside the differentiated scope.
             let av: Vec<Var> = arrs3
                 .iter()
-                .map(|a| {
-                    ad.let1("a", st3.clone(), Exp::Index { arr: *a, idx: vec![DimIndex::Fix(i)] })
+                .zip(&ts3)
+                .map(|(a, t)| {
+                    ad.let1(
+                        "a",
+                        Type::Prim(*t),
+                        Exp::Index { arr: *a, idx: vec![DimIndex::Fix(i)] },
+                    )
                 })
                 .collect();
             ad.open();
@@ -683,12 +727,81 @@ impl Ad {
                 y.into_iter().zip(rs).filter_map(|(y, r)| r.map(|r| (y, r))).collect();
             ad.rev_scope(&body, &pairs, Adjs::default(), &av)
         })?;
-        let out: Vec<Param> = (0..k).map(|_| self.param("adj", arr_t.clone())).collect();
+        let mut out: Vec<Param> = Vec::new();
+        for a in arrs {
+            let at = self.ty(*a)?;
+            out.push(self.param("adj", at));
+        }
         self.push(out.clone(), Exp::Map { w, lam: lam_a, arrs: vec![iota] });
         for (a, p) in arrs.iter().zip(&out) {
             self.add_adj(adjs, &Atom::Var(*a), Atom::Var(p.var), true)?;
         }
         Ok(())
+    }
+
+    /// `scan (\xs ys -> map f xs ys) ne xss`, rows combined elementwise, as the scans of the
+    /// columns: `transpose (map (\col e -> scan f e col) (transpose xss) ne)` (the interchange
+    /// seed-001 §4.5 describes), a body whose results are the scan's. `None` for other scans.
+    fn scan_by_columns(&mut self, s: &Stm) -> R<Option<Body>> {
+        let Exp::Scan { w, lam, neutral, arrs } = &s.exp else { return Ok(None) };
+        let k = arrs.len();
+        let [stm] = lam.body.stms.as_slice() else { return Ok(None) };
+        let Exp::Map { w: d, lam: f, arrs: margs } = &stm.exp else { return Ok(None) };
+        let params: Vec<Var> = lam.params.iter().map(|p| p.var).collect();
+        let pat: Vec<Atom> = stm.pat.iter().map(|p| Atom::Var(p.var)).collect();
+        let nes: Option<Vec<Var>> =
+            neutral.iter().map(|a| if let Atom::Var(v) = a { Some(*v) } else { None }).collect();
+        let (Some(nes), Some(d)) = (nes, atom_dim(*d)) else { return Ok(None) };
+        if *margs != params || pat != lam.body.result {
+            return Ok(None);
+        }
+        let n = atom_dim(*w).ok_or_else(|| internal(s.span, "width"))?;
+        self.open();
+        let mut cols = Vec::new();
+        let mut col_tys = Vec::new();
+        let mut perms = Vec::new();
+        for a in arrs {
+            let (elem, shape) = match self.ty(*a)? {
+                Type::Array { elem, shape } if shape.len() >= 2 && shape[1] == d => (elem, shape),
+                _ => {
+                    self.close(Vec::new());
+                    return Ok(None);
+                }
+            };
+            let mut perm: Vec<usize> = (0..shape.len()).collect();
+            perm.swap(0, 1);
+            let mut ts = shape.clone();
+            ts.swap(0, 1);
+            let t = Type::Array { elem, shape: ts };
+            cols.push(self.let1("cols", t.clone(), Exp::Rearrange { arr: *a, perm: perm.clone() }));
+            col_tys.push(t);
+            perms.push(perm);
+        }
+        let mut ps: Vec<Param> = col_tys.iter().map(|t| self.param("col", row_of(t))).collect();
+        for e in &nes {
+            let t = row_of(&self.ty(*e)?);
+            ps.push(self.param("ne", t));
+        }
+        let rets: Vec<Type> = col_tys.iter().map(row_of).collect();
+        let (f2, rets2) = (f.clone(), rets.clone());
+        let inner = self.lambda(ps, rets, move |ad, ps| {
+            let pat: Vec<Param> = rets2.iter().map(|t| ad.param("scan", t.clone())).collect();
+            let op = ad.rename_lambda(&f2);
+            let ne = ps[k..].iter().map(|p| Atom::Var(p.var)).collect();
+            let cs = ps[..k].iter().map(|p| p.var).collect();
+            ad.push(pat.clone(), Exp::Scan { w: dim_atom(n), lam: op, neutral: ne, arrs: cs });
+            Ok(pat.iter().map(|p| Atom::Var(p.var)).collect())
+        })?;
+        let res: Vec<Param> = col_tys.iter().map(|t| self.param("scans", t.clone())).collect();
+        let mut margs = cols;
+        margs.extend(nes);
+        self.push(res.clone(), Exp::Map { w: dim_atom(d), lam: inner, arrs: margs });
+        let mut out = Vec::new();
+        for ((p, a), perm) in res.iter().zip(arrs).zip(perms) {
+            let t = self.ty(*a)?;
+            out.push(Atom::Var(self.let1("scan", t, Exp::Rearrange { arr: p.var, perm })));
+        }
+        Ok(Some(self.close(out)))
     }
 
     /// hist with `min`/`max` (the first extremum of each bin, the destination's value counting

@@ -65,7 +65,8 @@ fn ad_programs_validate() {
 #[test]
 fn unsupported_is_an_error_with_a_span() {
     let src = "entry main [n] (xss: [n][2]f64) =
-  vjp (\\xss -> scan (map2 (*)) (replicate 2 1) xss) xss (replicate n (replicate 2 1))";
+  vjp (\\xss -> scan (\\xs ys -> [xs[0] * ys[0], xs[1] * ys[0] + ys[1]]) [1, 0] xss) xss
+      (replicate n (replicate 2 1))";
     let d = driver::compile(src).expect_err("should be unsupported");
     assert!(d[0].message.starts_with("unsupported:"), "{}", d[0].message);
     assert!(d[0].span.start > 0);

@@ -1235,6 +1235,20 @@ impl<'a> Gen<'a> {
                     self.bind_scalar(p, n, *t);
                 }
             }
+            // A map without results is kept for the checks its body makes (dead reads that may
+            // fail): a loop that runs them.
+            Exp::Map { w, lam, arrs } if s.pat.is_empty() => {
+                let w = self.atom_i32(w)?;
+                let arrs = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
+                let iv = self.fresh("i");
+                self.open(&format!("for (var {iv} = 0; {iv} < {w}; {iv}++) {{"));
+                let xs = arrs
+                    .iter()
+                    .map(|a| self.index(a, std::slice::from_ref(&iv)))
+                    .collect::<R<Vec<_>>>()?;
+                self.apply_lambda(lam, xs)?;
+                self.close();
+            }
             Exp::Map { lam, arrs, .. } => {
                 let w = match &s.pat.first().map(|p| &p.ty) {
                     Some(Type::Array { shape, .. }) => shape.first().copied(),
