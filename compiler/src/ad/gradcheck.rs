@@ -89,12 +89,27 @@ fn map_floats(
         .collect()
 }
 
-/// Random inputs for `params`: every dimension `size`, floats uniform in [-1, 1), integers 1.
+/// The dimensions of a random input of type `t`: those written as constants (`[4][n]f64`) keep
+/// their value, the others are `size`.
+fn input_dims(t: &EntryType, size: i64) -> Vec<i64> {
+    let written: Vec<Option<i64>> = t
+        .display
+        .split('[')
+        .skip(1)
+        .map(|g| g.split(']').next().unwrap_or(""))
+        .map(|d| d.trim_end_matches("i64").parse::<i64>().ok())
+        .collect();
+    (0..t.rank).map(|k| written.get(k).copied().flatten().unwrap_or(size).max(0)).collect()
+}
+
+/// Random inputs for `params`: every dimension `size` unless written as a constant, floats
+/// uniform in [-1, 1), integers 1.
 pub fn random_inputs(params: &[EntryType], size: i64, rng: &mut Rng) -> Vec<Value> {
     params
         .iter()
         .map(|t| {
-            let n = size.max(0).pow(t.rank as u32) as usize;
+            let dims = input_dims(t, size);
+            let n = dims.iter().product::<i64>() as usize;
             let mut elem = || match t.elem {
                 PrimType::Float(ft) => PrimValue::float(ft, rng.next_f64() * 2.0 - 1.0),
                 PrimType::Int(it) => PrimValue::int(it, 1),
@@ -104,7 +119,7 @@ pub fn random_inputs(params: &[EntryType], size: i64, rng: &mut Rng) -> Vec<Valu
                 Value::Prim(elem())
             } else {
                 let data = (0..n).map(|_| elem()).collect();
-                ArrayValue::new(t.elem, vec![size; t.rank], data)
+                ArrayValue::new(t.elem, dims, data)
                     .map_or(Value::Prim(PrimValue::Bool(false)), Value::Array)
             }
         })

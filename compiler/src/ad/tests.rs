@@ -391,3 +391,13 @@ fn a_gradient_check_outside_the_domain_is_an_error() {
     let r = super::gradcheck::gradcheck(src, "main", at(4.0), 3, 1).expect("in the domain");
     assert!(r.worst() < 1e-6, "{r:?}");
 }
+
+/// Random inputs keep the dimensions a parameter's type writes as constants.
+#[test]
+fn random_inputs_keep_constant_dimensions() {
+    let src = "entry main [n] (w: [2][n]f64) = f64.sum (map2 (*) w[0] w[1])";
+    let r = super::gradcheck::gradcheck(src, "main", None, 5, 1).expect("runs at [2][5]");
+    let crate::value::Value::Array(a) = &r.inputs[0] else { panic!("{:?}", r.inputs) };
+    assert_eq!(a.shape, vec![2, 5]);
+    assert!(r.worst() < 1e-6, "{r:?}");
+}
