@@ -31,10 +31,22 @@ impl Ad {
                     BinOp::Sub => vec![(a, c(t, 1.0)), (b, c(t, -1.0))],
                     BinOp::Mul => vec![(a, b), (b, a)],
                     BinOp::Div => {
-                        let da = self.div(t, c(t, 1.0), b);
-                        let q = self.div(t, r, b);
+                        // One division, 1/b, for both partials (-a/b² as -(a·(1/b))·(1/b)):
+                        // divisions cost several multiplications, and `1/b` is shared with
+                        // other partials that divide by the same value (a square root's).
+                        let kb = match b {
+                            Atom::Const(k) => k.as_f64().filter(|v| *v != 0.0),
+                            Atom::Var(_) => None,
+                        };
+                        let inv = match kb {
+                            // Exact: f64's quotient rounds to f32's (53 ≥ 2·24 + 2 bits).
+                            Some(v) => c(t, 1.0 / v),
+                            None => self.div(t, c(t, 1.0), b),
+                        };
+                        let q = self.mul(t, a, inv);
+                        let q = self.mul(t, q, inv);
                         let db = self.neg(t, q);
-                        vec![(a, da), (b, db)]
+                        vec![(a, inv), (b, db)]
                     }
                     BinOp::Pow => {
                         // d/da a**b = b * a**(b-1); d/db = a**b * log a (0 where a = 0).
@@ -86,9 +98,10 @@ impl Ad {
         let y = args.get(1).copied().unwrap_or(c(t, 0.0));
         let one = c(t, 1.0);
         let d = match f {
+            // 0.5·(1/r) is exactly 1/(2r), and shares `1/r` with a division by the root.
             MathFn::Sqrt => {
-                let r2 = self.mul(t, c(t, 2.0), r);
-                self.div(t, one, r2)
+                let inv = self.div(t, one, r);
+                self.mul(t, c(t, 0.5), inv)
             }
             MathFn::Exp => r,
             MathFn::Log => self.div(t, one, x),
