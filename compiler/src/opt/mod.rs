@@ -133,3 +133,21 @@ fn rewrite_maps(b: &mut Body, f: &mut impl FnMut(&mut Lambda) -> Vec<Stm>) {
     }
     b.stms = out;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{compile, run};
+
+    /// Reverse mode re-executes an `if` for one of its two results: the other is not computed.
+    #[test]
+    fn unread_results_of_an_if_are_not_computed() {
+        let src = "entry main (c: bool) (x: f64) (y: f64) =
+  let f (x, y) = let (a, b) = if c then (f64.sin x, f64.cos y) else (x, y) in a * x + b * 0
+  in vjp f (x, y) 1";
+        let (c, ir) = compile(src);
+        // The only cosine left is the sine's derivative.
+        assert_eq!(ir.matches("f64.cos(").count(), 1, "{ir}");
+        assert_eq!(run(&c, "main", "true 0.0 5.0").as_deref(), Ok("0.0f64 0.0f64"));
+        assert_eq!(run(&c, "main", "false 1.5 5.0").as_deref(), Ok("3.0f64 0.0f64"));
+    }
+}

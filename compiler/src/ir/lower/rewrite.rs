@@ -497,7 +497,9 @@ pub fn dce(body: &mut Body) {
         if !live && !may_fail(&s.exp) {
             continue;
         }
-        if !live {
+        if live {
+            prune_results(&mut s, &used);
+        } else {
             forget_results(&mut s);
         }
         dce_exp(&mut s.exp);
@@ -506,6 +508,54 @@ pub fn dce(body: &mut Body) {
     }
     kept.reverse();
     body.stms = kept;
+}
+
+/// The results of a live `if` or `map` that nothing reads are not computed (reverse mode
+/// re-executes branches and maps for some of their values). A result that sizes another of the
+/// statement's results stays.
+fn prune_results(s: &mut Stm, used: &HashSet<Var>) {
+    if !matches!(s.exp, Exp::If { .. } | Exp::Map { .. }) {
+        return;
+    }
+    let mut sizes = HashSet::new();
+    for p in &s.pat {
+        if let Type::Array { shape, .. } = &p.ty {
+            sizes.extend(shape.iter().filter_map(|d| match d {
+                Dim::Var(v) => Some(*v),
+                Dim::Const(_) => None,
+            }));
+        }
+    }
+    let keep: Vec<bool> =
+        s.pat.iter().map(|p| used.contains(&p.var) || sizes.contains(&p.var)).collect();
+    if keep.iter().all(|k| *k) {
+        return;
+    }
+    fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
+        if v.len() == keep.len() {
+            let mut k = keep.iter();
+            v.retain(|_| k.next().copied().unwrap_or(true));
+        }
+    }
+    match &mut s.exp {
+        Exp::If { then_body, else_body, ret, .. } => {
+            if ret.len() != keep.len() {
+                return;
+            }
+            retain(ret, &keep);
+            retain(&mut then_body.result, &keep);
+            retain(&mut else_body.result, &keep);
+        }
+        Exp::Map { lam, .. } => {
+            if lam.ret.len() != keep.len() {
+                return;
+            }
+            retain(&mut lam.ret, &keep);
+            retain(&mut lam.body.result, &keep);
+        }
+        _ => return,
+    }
+    retain(&mut s.pat, &keep);
 }
 
 /// A dead `if` or `map` kept for what may fail inside it returns nothing, so that only what
