@@ -50,3 +50,12 @@ entry rows [n] (is: [n]i64) (xss: [n][2]f64) =
 entry single (is: []i64) (as: []f32) =
   let op (x: f32) (y: f32) = x + y + x * y
   in vjp (\as -> hist op 0 3 is as) as [1, 2, 3]
+
+-- No bins at all: every element is out of range.
+-- ==
+-- entry: no_bins
+-- input { [0i64, 1i64] [1f32, 2f32] }
+-- output { [0f32, 0f32] }
+entry no_bins (is: []i64) (as: []f32) =
+  let op (x: f32) (y: f32) = x + y + x * y
+  in vjp (\as -> hist op 0 0 is as) as []

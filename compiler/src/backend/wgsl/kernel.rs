@@ -720,6 +720,10 @@ impl<'a> Gen<'a> {
                 let r = self.fresh("l");
                 self.line(&format!("var {r}: {};", self.ty(*elem)));
                 self.open(&format!("switch ({}) {{", idx[0]));
+                // An empty literal is never read, but WGSL needs a default case.
+                if elems.is_empty() {
+                    self.line("default: {}");
+                }
                 for (n, e) in elems.iter().enumerate() {
                     if n + 1 == elems.len() {
                         self.open("default: {");
