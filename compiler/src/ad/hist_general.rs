@@ -56,20 +56,21 @@ impl Ad {
         })?;
         let keys_t = self.ty(*is)?;
         let keys = self.let1("bin", keys_t, Exp::Map { w: n, lam: key_lam, arrs: vec![*is] });
-        let (sk, perm) = self.sort_by_key(keys, n, m)?;
+        let iota = self.iota(n)?;
+        let (sk, perm) = self.sort_by_key(keys, n, m, iota)?;
         let mut sv = Vec::new();
         for (v, t) in vs.iter().zip(&vtys) {
             sv.push(self.gather(*v, &[perm], t)?);
         }
 
         // The folds before and after each element within its bin.
-        let ls = self.seg_exclusive_scan(n, lam, neutral, sk, &sv, false)?;
+        let ls = self.seg_exclusive_scan(n, iota, lam, neutral, sk, &sv, false)?;
         let rk = self.reverse(sk, n)?;
         let mut rv = Vec::new();
         for v in &sv {
             rv.push(self.reverse(*v, n)?);
         }
-        let rs_rev = self.seg_exclusive_scan(n, lam, neutral, rk, &rv, true)?;
+        let rs_rev = self.seg_exclusive_scan(n, iota, lam, neutral, rk, &rv, true)?;
         let mut rs = Vec::new();
         for r in rs_rev {
             rs.push(self.reverse(r, n)?);
@@ -223,8 +224,8 @@ impl Ad {
     }
 
     /// A stable sort of `keys` (`n` of them, each within `0..=max`) by their bits, the lowest
-    /// first: returns the sorted keys and, for each, its position in `keys`.
-    fn sort_by_key(&mut self, keys: Var, n: Atom, max: Atom) -> R<(Var, Var)> {
+    /// first: returns the sorted keys and, for each, its position in `keys` (`iota` is `iota n`).
+    fn sort_by_key(&mut self, keys: Var, n: Atom, max: Atom, iota: Var) -> R<(Var, Var)> {
         let at = self.ty(keys)?;
         let i32t = PrimType::Int(IntType::I32);
         let lz = self.let1("lz", Type::Prim(i32t), Exp::Math(MathFn::Clz, I64, vec![max]));
@@ -234,7 +235,6 @@ impl Ad {
             Exp::Convert { from: i32t, to: I64, arg: Atom::Var(lz) },
         );
         let bits = self.bin(BinOp::Sub, I64, i64c(64), Atom::Var(lz));
-        let iota = self.iota(n)?;
         let bit = self.fresh("bit", Type::Prim(I64));
         let kp = self.param("keys", at.clone());
         let pp = self.param("perm", at.clone());
@@ -273,13 +273,13 @@ impl Ad {
         })?;
         let flags =
             self.let1("ones", at.clone(), Exp::Map { w: n, lam: flag_lam, arrs: vec![keys] });
-        let add = self.add_i64();
+        let add = self.add_lambda(&it)?;
         let ones = self.let1(
             "ones",
             at.clone(),
             Exp::Scan { w: n, lam: add, neutral: vec![i64c(0)], arrs: vec![flags] },
         );
-        let add = self.add_i64();
+        let add = self.add_lambda(&it)?;
         let count = self.let1(
             "count",
             it.clone(),
@@ -324,25 +324,13 @@ impl Ad {
         Ok((out[0], out[1]))
     }
 
-    /// `\x y -> x + y` on i64.
-    fn add_i64(&mut self) -> Lambda {
-        let ps = vec![self.param("x", Type::Prim(I64)), self.param("y", Type::Prim(I64))];
-        Lambda {
-            body: {
-                self.open();
-                let r = self.bin(BinOp::Add, I64, Atom::Var(ps[0].var), Atom::Var(ps[1].var));
-                self.close(vec![r])
-            },
-            params: ps,
-            ret: vec![Type::Prim(I64)],
-        }
-    }
-
     /// The exclusive scan of `arrs` with `lam` (flipped: `\x y -> lam y x`) restarted at each
-    /// segment of equal consecutive `keys`, from `neutral`.
+    /// segment of equal consecutive `keys`, from `neutral`; `iota` is `iota w`.
+    #[allow(clippy::too_many_arguments)]
     fn seg_exclusive_scan(
         &mut self,
         w: Atom,
+        iota: Var,
         lam: &Lambda,
         neutral: &[Atom],
         keys: Var,
@@ -352,7 +340,6 @@ impl Ad {
         let k = arrs.len();
         let bool_t = Type::Prim(PrimType::Bool);
         let wd = atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
-        let iota = self.iota(w)?;
         let ip = self.param("i", Type::Prim(I64));
         let start_lam = self.lambda(vec![ip], vec![bool_t.clone()], |ad, ps| {
             let i = Atom::Var(ps[0].var);

@@ -1242,14 +1242,7 @@ impl<'a> Gen<'a> {
             // A map without results is kept for the checks its body makes (dead reads that may
             // fail): a loop that runs them.
             Exp::Map { w, lam, arrs } if s.pat.is_empty() => {
-                let w = self.atom_i32(w)?;
-                let arrs = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
-                let iv = self.fresh("i");
-                self.open(&format!("for (var {iv} = 0; {iv} < {w}; {iv}++) {{"));
-                let xs = arrs
-                    .iter()
-                    .map(|a| self.index(a, std::slice::from_ref(&iv)))
-                    .collect::<R<Vec<_>>>()?;
+                let xs = self.open_elements_loop(w, arrs)?;
                 self.apply_lambda(lam, xs)?;
                 self.close();
             }
@@ -1319,7 +1312,6 @@ impl<'a> Gen<'a> {
             Exp::Reduce { w, lam, neutral, arrs, .. } => {
                 let tys = scalar_types(&s.pat)
                     .ok_or_else(|| unsupported(s.span, "a reduction of arrays in a kernel"))?;
-                let w = self.atom_i32(w)?;
                 let mut names = Vec::new();
                 for (a, t) in neutral.iter().zip(&tys) {
                     let (e, _) = self.scalar(a)?;
@@ -1327,13 +1319,7 @@ impl<'a> Gen<'a> {
                     self.line(&format!("var {n}: {} = {e};", self.ty(*t)));
                     names.push(n);
                 }
-                let arrs = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
-                let iv = self.fresh("i");
-                self.open(&format!("for (var {iv} = 0; {iv} < {w}; {iv}++) {{"));
-                let xs = arrs
-                    .iter()
-                    .map(|a| self.index(a, std::slice::from_ref(&iv)))
-                    .collect::<R<Vec<_>>>()?;
+                let xs = self.open_elements_loop(w, arrs)?;
                 let accs: Vec<KVal> =
                     names.iter().zip(&tys).map(|(n, t)| KVal::Scalar(n.clone(), *t)).collect();
                 let res = self.apply_lambda(lam, accs.into_iter().chain(xs).collect())?;
@@ -1411,6 +1397,16 @@ impl<'a> Gen<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Open a sequential loop over the `w` elements of `arrs` (closed by the caller); the
+    /// elements at the loop's index.
+    fn open_elements_loop(&mut self, w: &Atom, arrs: &[Var]) -> R<Vec<KVal>> {
+        let w = self.atom_i32(w)?;
+        let arrs = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
+        let iv = self.fresh("i");
+        self.open(&format!("for (var {iv} = 0; {iv} < {w}; {iv}++) {{"));
+        arrs.iter().map(|a| self.index(a, std::slice::from_ref(&iv))).collect()
     }
 
     /// Bind a lambda's parameters to `args`, emit its body; its results.

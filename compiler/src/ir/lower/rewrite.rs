@@ -532,10 +532,8 @@ fn prune_results(s: &mut Stm, used: &HashSet<Var>) {
         return;
     }
     fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
-        if v.len() == keep.len() {
-            let mut k = keep.iter();
-            v.retain(|_| k.next().copied().unwrap_or(true));
-        }
+        let mut k = keep.iter();
+        v.retain(|_| k.next().copied().unwrap_or(true));
     }
     match &mut s.exp {
         Exp::If { then_body, else_body, ret, .. } => {
