@@ -66,6 +66,8 @@ const COLS: usize = 4;
 
 /// Independent vector accumulators of a fused map-reduce that stores nothing.
 const UNROLL: usize = 4;
+/// Vectors a step in the loop of a map that stores its results.
+const MAP_UNROLL: usize = 2;
 
 /// How a reduction's vector accumulators are updated: `acc = acc op x`, the accumulator on the
 /// left. Futhark's float `min`/`max` return the other operand when one is NaN, which takes
@@ -382,8 +384,10 @@ impl Gen<'_> {
         let nvec = self.tmp(ValType::I64);
         b.local_get(w).i64_const(-lanes).binop(B::I64And).local_set(nvec);
         // A reduction that stores nothing is bound by the latency of its vector operator: keep
-        // `UNROLL` independent accumulators, combined after the loop.
-        let unroll = if fuse.is_some() && outs.is_empty() { UNROLL } else { 1 };
+        // `UNROLL` independent accumulators, combined after the loop. Other maps take
+        // `MAP_UNROLL` vectors a step, which halves the loop's own instructions per vector (V8
+        // checks the stack at every loop head) and gives a long body (`exp`) independent work.
+        let unroll = if fuse.is_some() && outs.is_empty() { UNROLL } else { MAP_UNROLL };
         let accs = match fuse {
             Some((_, neutral)) => self.splat_accs(b, neutral, l, unroll),
             None => Vec::new(),
@@ -395,10 +399,11 @@ impl Gen<'_> {
             let nbig = self.tmp(ValType::I64);
             b.local_get(w).i64_const(-lanes * unroll as i64).binop(B::I64And).local_set(nbig);
             self.for_step(b, None, nbig, lanes * unroll as i64, |g, b, j| {
-                for (u, acc) in accs.iter().enumerate() {
+                for u in 0..unroll {
                     let ju = g.tmp(ValType::I64);
                     b.local_get(j).i64_const(lanes * u as i64).binop(B::I64Add).local_set(ju);
-                    g.vstep(b, ju, lam, l, t, &bases, outs, op.map(|op| (op, *acc)));
+                    let acc = op.zip(accs.get(u).copied());
+                    g.vstep(b, ju, lam, l, t, &bases, outs, acc);
                 }
             });
             start = Some(nbig);
