@@ -1,5 +1,6 @@
-//! Core-IR to core-IR rewrites. `simplify`, after differentiation: copy propagation of
-//! variable-to-variable bindings and removal of dead code (including the forward statements that
+//! Core-IR to core-IR rewrites. `simplify`, after differentiation: elimination of common
+//! scalar subexpressions (cse.rs), copy propagation of variable-to-variable bindings and
+//! removal of dead code (including the forward statements that
 //! reverse mode re-executes but whose values end up unused), so the derivative program is
 //! ordinary, lean core IR. `inline_map_calls` (inline.rs), before the wasm backend: a `map`
 //! whose function only calls a small function gets that function's body; `hoist_map_invariants`
@@ -13,6 +14,7 @@ use crate::ir::*;
 
 mod checks;
 mod copies;
+mod cse;
 mod destinations;
 mod hoist;
 mod inline;
@@ -44,6 +46,7 @@ pub fn for_backends(prog: &Program) -> Program {
 /// Simplify every function of `prog` in place.
 pub fn simplify(prog: &mut Program) {
     for f in &mut prog.funs {
+        cse::common_subexpressions(f);
         copy_prop(f);
         crate::ir::lower::dce(&mut f.body);
         let reps = replicated::maps_over_replicates(f);
@@ -60,6 +63,8 @@ pub fn simplify(prog: &mut Program) {
             break;
         }
         for f in &mut prog.funs {
+            // Checks made in different rounds may be the same.
+            cse::common_subexpressions(f);
             copy_prop(f);
             crate::ir::lower::dce(&mut f.body);
         }
