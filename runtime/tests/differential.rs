@@ -136,13 +136,7 @@ entry main (n: i64) : bool =
   let s = loop acc = id for i < n do mul2 acc (step i)
   in and (map2 (\\x y -> and (map2 (==) x y)) r s)
 ";
-    let mut both = Both { wasm: WasmBackend::new().unwrap(), disagreements: Vec::new() };
-    let report = run_file("summed_rows", src, &mut both, &Options::default());
-    assert_eq!(report.cases.len(), 4);
-    for c in &report.cases {
-        assert!(matches!(c.status, Status::Passed), "{}", c.title("summed_rows"));
-    }
-    assert!(both.disagreements.is_empty(), "{:?}", both.disagreements);
+    passes_on_both(src, "summed_rows", 4);
 }
 
 /// Float rows that an inner map computes, summed by `+`, are added into the sums as they are
@@ -170,11 +164,17 @@ entry main (n: i64) (m: i64) : bool =
      && and (map2 (\\f i -> f == (row m i)[0] * 2) firsts (iota n))
      && and (map2 (\\x i -> x == f64.i64 i) is (iota n))
 ";
+    passes_on_both(src, "added_rows", 3);
+}
+
+/// Every one of the `cases` cases of `src`'s test block passes on wasm, which agrees with the
+/// interpreter on each.
+fn passes_on_both(src: &str, name: &str, cases: usize) {
     let mut both = Both { wasm: WasmBackend::new().unwrap(), disagreements: Vec::new() };
-    let report = run_file("added_rows", src, &mut both, &Options::default());
-    assert_eq!(report.cases.len(), 3);
+    let report = run_file(name, src, &mut both, &Options::default());
+    assert_eq!(report.cases.len(), cases);
     for c in &report.cases {
-        assert!(matches!(c.status, Status::Passed), "{}", c.title("added_rows"));
+        assert!(matches!(c.status, Status::Passed), "{}", c.title(name));
     }
     assert!(both.disagreements.is_empty(), "{:?}", both.disagreements);
 }

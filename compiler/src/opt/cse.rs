@@ -56,7 +56,6 @@ fn bits(c: PrimValue) -> u64 {
 /// Statements replaced so far: variable → the earlier variable with the same value.
 struct Cse {
     subst: HashMap<Var, Var>,
-    changed: bool,
 }
 
 impl Cse {
@@ -115,13 +114,11 @@ impl Cse {
                 match seen.get(&k) {
                     Some(None) => {
                         // The same assertion held already.
-                        self.changed = true;
                         continue;
                     }
                     Some(Some(w)) => {
                         self.subst.insert(s.pat[0].var, *w);
                         s.exp = Exp::Atom(Atom::Var(*w));
-                        self.changed = true;
                     }
                     None => {
                         seen.insert(k.clone(), s.pat.first().map(|p| p.var));
@@ -138,12 +135,11 @@ impl Cse {
     }
 }
 
-/// Eliminate common scalar subexpressions in `f`; returns whether anything changed (the
-/// replaced statements are then copies, for `copy_prop`).
-pub(super) fn common_subexpressions(f: &mut FunDef) -> bool {
-    let mut cse = Cse { subst: HashMap::new(), changed: false };
+/// Eliminate common scalar subexpressions in `f`: the replaced statements become copies, for
+/// `copy_prop`.
+pub(super) fn common_subexpressions(f: &mut FunDef) {
+    let mut cse = Cse { subst: HashMap::new() };
     cse.body(&mut f.body, &mut HashMap::new());
-    cse.changed
 }
 
 #[cfg(test)]

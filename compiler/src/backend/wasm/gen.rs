@@ -730,9 +730,7 @@ impl<'p> Gen<'p> {
         let arena = self.arena;
         self.for_step(b, None, wl, 1, |g, b, j| {
             let mark = arena.mark(&mut g.module, b);
-            for (p, a) in fps.iter().zip(fxs) {
-                g.bind_row(b, *p, *a, j);
-            }
+            g.bind_rows(b, &fps, fxs, j);
             g.body(b, &f.body);
             g.assign(b, xs, &from);
             // The values are scalars: what the map's function allocated is dead.
@@ -1705,6 +1703,19 @@ impl<'p> Gen<'p> {
         }
     }
 
+    /// Bind each of `ps` to row `j` of the array beside it in `arrs` (a map's iteration `j`).
+    pub(super) fn bind_rows(
+        &mut self,
+        b: &mut InstrSeqBuilder,
+        ps: &[LocalId],
+        arrs: &[Var],
+        j: LocalId,
+    ) {
+        for (p, a) in ps.iter().zip(arrs) {
+            self.bind_row(b, *p, *a, j);
+        }
+    }
+
     /// Store `val` (a scalar or an array of `row` elements) as row `j` of `out`.
     pub(super) fn store_row(
         &mut self,
@@ -1884,9 +1895,7 @@ impl<'p> Gen<'p> {
     ) {
         let arena = self.arena;
         let mark = arena.mark(&mut self.module, b);
-        for (p, a) in ps.iter().zip(arrs) {
-            self.bind_row(b, *p, *a, j);
-        }
+        self.bind_rows(b, ps, arrs, j);
         // An array result computed by a map of the body is written straight into its row.
         for ((out, row, elem), r) in outs.iter().zip(&lam.body.result) {
             let (Some(m), Atom::Var(v)) = (row, r) else { continue };
@@ -1957,9 +1966,7 @@ impl<'p> Gen<'p> {
         let arena = self.arena;
         self.for_step(b, start, wl, 1, |g, b, j| {
             let mark = arena.mark(&mut g.module, b);
-            for (p, a) in ps.iter().zip(arrs) {
-                g.bind_row(b, *p, *a, j);
-            }
+            g.bind_rows(b, &ps, arrs, j);
             g.body(b, &lam.body);
             b.local_get(acc).local_set(rps[0]);
             g.push_atom(b, &lam.body.result[0]);
@@ -1996,9 +2003,7 @@ impl<'p> Gen<'p> {
             b.local_get(f.acc).local_set(acc);
             g.for_step(b, Some(lo), hi, 1, |g, b, j| {
                 let mark = arena.mark(&mut g.module, b);
-                for (p, a) in f.ps.iter().zip(f.arrs) {
-                    g.bind_row(b, *p, *a, j);
-                }
+                g.bind_rows(b, f.ps, f.arrs, j);
                 g.body(b, &f.lam.body);
                 step(g, b, acc, &|g, b| g.push_atom(b, &f.lam.body.result[0]));
                 arena.restore(b, mark);
@@ -2133,9 +2138,7 @@ impl<'p> Gen<'p> {
             }
             g.for_step(b, Some(lo), hi, 1, |g, b, j| {
                 let mark = arena.mark(&mut g.module, b);
-                for (p, a) in ps.iter().zip(arrs) {
-                    g.bind_row(b, *p, *a, j);
-                }
+                g.bind_rows(b, &ps, arrs, j);
                 let mut adds_at = adds_at.iter();
                 for (&(k, ..), _) in accs.iter().zip(&added).filter(|(_, a)| **a) {
                     if let (Atom::Var(row), Some(sum)) = (lam.body.result[k], adds_at.next()) {
@@ -2323,9 +2326,7 @@ impl<'p> Gen<'p> {
             }
         }
         self.for_step(b, start, wl, 1, |g, b, j| {
-            for (p, a) in xs.iter().zip(arrs) {
-                g.bind_row(b, *p, *a, j);
-            }
+            g.bind_rows(b, &xs, arrs, j);
             g.body(b, &lam.body);
             g.assign(b, &acc, &lam.body.result);
             if let Some(outs) = &outs {

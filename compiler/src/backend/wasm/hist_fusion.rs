@@ -296,9 +296,7 @@ impl Gen<'_> {
         let arena = self.arena;
         self.for_step(b, None, wl, 1, |g, b, j| {
             let mark = arena.mark(&mut g.module, b);
-            for (p, a) in ps.iter().zip(arrs) {
-                g.bind_row(b, *p, *a, j);
-            }
+            g.bind_rows(b, &ps, arrs, j);
             g.body(b, &fbody);
             for ((out, row, elem), &o) in outs.iter().zip(&stored) {
                 g.store_row(b, *out, j, &lam.body.result[o], *elem, *row);
