@@ -20,21 +20,24 @@ mod hoist;
 mod inline;
 mod outer_products;
 mod replicated;
+mod small_arrays;
 #[cfg(test)]
 mod testing;
 pub use destinations::replicates_before_maps;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
 pub use outer_products::outer_products_as_matrix_products;
+pub use small_arrays::small_arrays_in_scalars;
 
 /// The program that the backends compile: `prog` (after AD and `simplify`) with maps that only
 /// call a small function given its body (so the loops inside are vectorised, and
 /// matrix-product nests are found, at the map) and transposes of arrays bound outside a map made
-/// once before it, and the zeros that an adjoint's map fills a row of made before that map
-/// (`ogham show opt` prints it).
+/// once before it, small arrays of scalars kept in scalars (small_arrays.rs), and the zeros that
+/// an adjoint's map fills a row of made before that map (`ogham show opt` prints it).
 pub fn for_backends(prog: &Program) -> Program {
     let mut prog = prog.clone();
-    if outer_products_as_matrix_products(&mut prog) {
+    let products = outer_products_as_matrix_products(&mut prog);
+    if small_arrays_in_scalars(&mut prog) || products {
         simplify(&mut prog);
     }
     inline_map_calls(&mut prog);
