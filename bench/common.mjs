@@ -32,6 +32,55 @@ export async function timeRuns(fn, { warmup, runs, budgetMs = Infinity, probe })
   };
 }
 
+/**
+ * `timeRuns` for several implementations of one workload, in turns: each round times one call of
+ * each (in a rotated order), so a slow period of the machine falls on all of them alike rather
+ * than on whichever ran then. `impls` maps a key to `{fn, probe}`; resolves to a map from each key
+ * to `timeRuns`' result, or to `{error}` for an implementation that threw (it takes no more turns).
+ */
+export async function timeInterleaved(impls, { warmup, runs }) {
+  const keys = Object.keys(impls);
+  const st = Object.fromEntries(keys.map((k) => [k, { times: [], probed: [], out: undefined }]));
+  const live = () => keys.filter((k) => !st[k].error);
+  const call = async (k, timed) => {
+    try {
+      const t0 = performance.now();
+      st[k].out = await impls[k].fn();
+      const t = performance.now() - t0;
+      if (timed) {
+        st[k].times.push(t);
+        if (impls[k].probe) st[k].probed.push(impls[k].probe());
+      }
+    } catch (e) {
+      st[k].error = String(e.message ?? e).split('\n')[0];
+    }
+  };
+  for (const k of keys) for (let i = 0; i < warmup && !st[k].error; i++) await call(k, false);
+  for (let i = 0; i < runs; i++) {
+    const ks = live();
+    for (let j = 0; j < ks.length; j++) await call(ks[(i + j) % ks.length], true);
+  }
+  const out = {};
+  for (const k of keys) {
+    const { times, probed, error } = st[k];
+    if (error) {
+      out[k] = { error };
+      continue;
+    }
+    times.sort((a, b) => a - b);
+    probed.sort((a, b) => a - b);
+    out[k] = {
+      probeMedian: impls[k].probe ? probed[Math.floor(probed.length / 2)] : undefined,
+      out: st[k].out,
+      median: times[Math.floor(times.length / 2)],
+      min: times[0],
+      max: times[times.length - 1],
+      runs: times.length,
+    };
+  }
+  return out;
+}
+
 /** The largest relative difference between two flat result lists (relative to max |b|). */
 export function maxRelDiff(as, bs) {
   if (as.length !== bs.length) return Infinity;

@@ -57,4 +57,4 @@ export async function loadPeers() {
   };
 }
 
-export { maxRelDiff, mismatchFraction, agreement, timeRuns } from './common.mjs';
+export { maxRelDiff, mismatchFraction, agreement, timeRuns, timeInterleaved } from './common.mjs';

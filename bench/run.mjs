@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { workloads } from './workloads.mjs';
-import { loadOgham, loadPeers, agreement, timeRuns, root } from './harness.mjs';
+import { loadOgham, loadPeers, agreement, timeInterleaved, root } from './harness.mjs';
 import { missing, runIsolated } from './browser/driver.mjs';
 
 const argv = process.argv.slice(2);
@@ -62,37 +62,43 @@ async function wasmTable() {
     const work = w.work(size);
     const row = { name: w.name, work, res: {} };
     const opts = { warmup, runs };
+    // Every implementation of the workload, timed in turns (`timeInterleaved`).
+    const impls = {};
+    const loaded = [];
     try {
       const simd = await loadOgham(w.file);
+      loaded.push(simd);
       oghamThreads = simd.threads;
-      row.res.ogham = await timeRuns(async () => w.ogham(simd, inputs), { ...opts, probe: () => simd.callMs });
-      simd.close();
+      impls.ogham = { fn: () => w.ogham(simd, inputs), probe: () => simd.callMs };
       if (oghamThreads > 1) {
         const one = await loadOgham(w.file, { threads: 1 });
-        row.res.one = await timeRuns(async () => w.ogham(one, inputs), opts);
+        loaded.push(one);
+        impls.one = { fn: () => w.ogham(one, inputs) };
       }
       if (w.simd) {
         const scalar = await loadOgham(w.file, { simd: false });
-        row.res.scalar = await timeRuns(async () => w.ogham(scalar, inputs), { ...opts, probe: () => scalar.callMs });
-        scalar.close();
+        loaded.push(scalar);
+        impls.scalar = { fn: () => w.ogham(scalar, inputs), probe: () => scalar.callMs };
       }
     } catch (e) {
+      for (const p of loaded) p.close();
       console.log(`${w.name}: Ogham failed: ${e.message}`);
       rows.push({ name: w.name, work, res: { ogham: { error: String(e.message).split('\n')[0] } } });
       continue;
     }
     const tfCache = {};
     const jaxCache = {};
-    for (const [key, fn] of [
-      ['tf', () => w.tf(peers.tf, inputs, tfCache)],
-      ['jax', () => w.jax(peers.jax, inputs, jaxCache)],
-    ]) {
-      try {
-        row.res[key] = await timeRuns(fn, opts);
-        Object.assign(row.res[key], agreement(row.res[key].out, row.res.ogham.out));
-      } catch (e) {
-        row.res[key] = { error: String(e.message ?? e).split('\n')[0] };
-      }
+    impls.tf = { fn: () => w.tf(peers.tf, inputs, tfCache) };
+    impls.jax = { fn: () => w.jax(peers.jax, inputs, jaxCache) };
+    row.res = await timeInterleaved(impls, opts);
+    for (const p of loaded) p.close();
+    if (row.res.ogham.error) {
+      console.log(`${w.name}: Ogham failed: ${row.res.ogham.error}`);
+      rows.push({ name: w.name, work, res: { ogham: row.res.ogham } });
+      continue;
+    }
+    for (const key of ['tf', 'jax']) {
+      if (!row.res[key].error) Object.assign(row.res[key], agreement(row.res[key].out, row.res.ogham.out));
     }
     rows.push(row);
     console.log(

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { workloads } from './workloads.mjs';
-import { maxRelDiff, mismatchFraction } from './common.mjs';
+import { maxRelDiff, mismatchFraction, timeInterleaved } from './common.mjs';
 import { missing, openBenchPage } from './browser/driver.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -30,6 +30,23 @@ function assertAgree(other, ours, who) {
     assert.ok(d <= 1e-4, `${who}: results differ by ${d} (relative)`);
   }
 }
+
+test('implementations are timed in turns, and one that throws takes no more', async () => {
+  const order = [];
+  let calls = 0;
+  const res = await timeInterleaved({
+    a: { fn: () => order.push('a') },
+    b: { fn: () => { order.push('b'); if (++calls > 2) throw new Error('broke\nat line 2'); } },
+    c: { fn: async () => order.push('c'), probe: () => 7 },
+  }, { warmup: 1, runs: 4 });
+  // Warm-ups one after another, then rounds in rotated order; `b` fails in its third call.
+  assert.deepEqual(order.join(''), 'abc' + 'abc' + 'bca' + 'ac' + 'ca');
+  assert.deepEqual(res.b, { error: 'broke' });
+  assert.equal(res.a.runs, 4);
+  assert.equal(res.c.runs, 4);
+  assert.equal(res.c.probeMedian, 7);
+  assert.ok(res.a.min <= res.a.median && res.a.median <= res.a.max);
+});
 
 if (lacking.length) {
   test('the benchmark in Node', { skip: `bench/node_modules lacks ${lacking.join(', ')} (run npm ci in bench/)` }, () => {});
