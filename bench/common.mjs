@@ -19,16 +19,24 @@ export async function timeRuns(fn, { warmup, runs, budgetMs = Infinity, probe })
     spent += t;
     if (probe) probed.push(probe());
   }
-  times.sort((a, b) => a - b);
-  probed.sort((a, b) => a - b);
+  return summary(times, probe && probed, out);
+}
+
+/**
+ * What a cell reports of its timed runs: the last result, the median, min and max of `times` in
+ * ms, how many there were, and the median of `probed` (a second measurement of each run, e.g.
+ * the module's own time; `probeMedian` is undefined without one).
+ */
+function summary(times, probed, out) {
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const sorted = [...times].sort((a, b) => a - b);
   return {
-    // `probe()`'s median over the timed runs (a second measurement of each, e.g. the module's time).
-    probeMedian: probe ? probed[Math.floor(probed.length / 2)] : undefined,
+    probeMedian: probed ? median(probed) : undefined,
     out,
-    median: times[Math.floor(times.length / 2)],
-    min: times[0],
-    max: times[times.length - 1],
-    runs: times.length,
+    median: sorted[Math.floor(sorted.length / 2)],
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+    runs: sorted.length,
   };
 }
 
@@ -60,25 +68,10 @@ export async function timeInterleaved(impls, { warmup, runs }) {
     const ks = live();
     for (let j = 0; j < ks.length; j++) await call(ks[(i + j) % ks.length], true);
   }
-  const out = {};
-  for (const k of keys) {
-    const { times, probed, error } = st[k];
-    if (error) {
-      out[k] = { error };
-      continue;
-    }
-    times.sort((a, b) => a - b);
-    probed.sort((a, b) => a - b);
-    out[k] = {
-      probeMedian: impls[k].probe ? probed[Math.floor(probed.length / 2)] : undefined,
-      out: st[k].out,
-      median: times[Math.floor(times.length / 2)],
-      min: times[0],
-      max: times[times.length - 1],
-      runs: times.length,
-    };
-  }
-  return out;
+  return Object.fromEntries(keys.map((k) => {
+    const { times, probed, error, out } = st[k];
+    return [k, error ? { error } : summary(times, impls[k].probe && probed, out)];
+  }));
 }
 
 /** The largest relative difference between two flat result lists (relative to max |b|). */

@@ -1,9 +1,9 @@
 //! Arrays of a few elements kept in scalars. A `map` or `reduce` of a constant width of at most
 //! [`MAX_WIDTH`] with a function of scalars is unrolled: its elements are read one by one and a
 //! `map`'s results become array literals. A read at a constant index of an array literal is the
-//! element itself, of a `replicate` of a scalar (at constant indices inside constant dims) its
-//! value, and of a row read at fixed indices a read of the array it came from. An `if` whose
-//! result is such an array, read only at constant indices, returns its elements instead.
+//! element itself, and of a row read at fixed indices a read of the array it came from (an
+//! element of a `replicate` becomes its value in `simplify`, `checks.rs`). An `if` whose result
+//! is such an array, read only at constant indices, returns its elements instead.
 //!
 //! Points in space (`[3]f64`) are the usual case: `map2 (-) ps[i] ps[j]` and its derivative
 //! would otherwise allocate, fill and loop over three-element arrays once per pair of points;
@@ -53,7 +53,7 @@ fn read_only_at_constants(b: &mut Body) -> HashSet<Var> {
     fn reads(b: &Body, out: &mut HashMap<Var, usize>) {
         for s in &b.stms {
             if let Exp::Index { arr, idx } = &s.exp {
-                if constant_index(idx).is_some() {
+                if matches!(idx.as_slice(), [i] if constant_index(i).is_some()) {
                     *out.entry(*arr).or_default() += 1;
                 }
             }
@@ -98,10 +98,10 @@ fn branches_returned_whole(b: &Body, read_only: &HashSet<Var>, out: &mut HashSet
     }
 }
 
-/// `[k]` for a single constant index `k`.
-fn constant_index(idx: &[DimIndex]) -> Option<i64> {
-    match idx {
-        [DimIndex::Fix(Atom::Const(PrimValue::I64(k)))] => Some(*k),
+/// `k` for the constant index `k`.
+fn constant_index(i: &DimIndex) -> Option<i64> {
+    match i {
+        DimIndex::Fix(Atom::Const(PrimValue::I64(k))) => Some(*k),
         _ => None,
     }
 }
@@ -110,10 +110,14 @@ fn constant(k: i64) -> Atom {
     Atom::Const(PrimValue::I64(k))
 }
 
+fn small(k: &i64) -> bool {
+    (1..=MAX_WIDTH).contains(k)
+}
+
 /// A constant width in `1..=MAX_WIDTH`.
 fn small_width(w: &Atom) -> Option<i64> {
     match w {
-        Atom::Const(PrimValue::I64(k)) if (1..=MAX_WIDTH).contains(k) => Some(*k),
+        Atom::Const(PrimValue::I64(k)) if small(k) => Some(*k),
         _ => None,
     }
 }
@@ -122,7 +126,7 @@ fn small_width(w: &Atom) -> Option<i64> {
 fn small_array(t: &Type) -> Option<(i64, Type)> {
     match t {
         Type::Array { elem, shape } => match shape.as_slice() {
-            [Dim::Const(k)] if (1..=MAX_WIDTH).contains(k) => Some((*k, Type::Prim(*elem))),
+            [Dim::Const(k)] if small(k) => Some((*k, Type::Prim(*elem))),
             _ => None,
         },
         Type::Prim(_) => None,
@@ -166,8 +170,8 @@ fn scalar_body(b: &Body) -> Option<usize> {
 
 struct Cx<'a> {
     names: &'a mut Vec<String>,
-    /// Arrays whose elements can be had without them: literals, replicates and rows read at
-    /// fixed indices, by their definitions.
+    /// Arrays whose elements can be had without them: literals and rows read at fixed indices,
+    /// by their definitions.
     defs: HashMap<Var, Exp>,
     /// Arrays read only at constant indices (`read_only_at_constants`).
     read_only: HashSet<Var>,
@@ -211,7 +215,7 @@ impl Cx<'_> {
         }
         if let [p] = s.pat.as_slice() {
             let keep = match &s.exp {
-                Exp::ArrayLit { .. } | Exp::Replicate { .. } => true,
+                Exp::ArrayLit { .. } => true,
                 Exp::Index { idx, .. } => {
                     p.ty.rank() > 0 && idx.iter().all(|i| matches!(i, DimIndex::Fix(_)))
                 }
@@ -229,28 +233,14 @@ impl Cx<'_> {
         let Exp::Index { arr, idx } = &s.exp else { return None };
         match self.defs.get(arr)? {
             Exp::ArrayLit { elems, .. } => {
-                let (DimIndex::Fix(Atom::Const(PrimValue::I64(k))), rest) = idx.split_first()?
-                else {
-                    return None;
-                };
-                let elem = *elems.get(usize::try_from(*k).ok()?)?;
+                let (first, rest) = idx.split_first()?;
+                let k = constant_index(first)?;
+                let elem = *elems.get(usize::try_from(k).ok()?)?;
                 match (rest, elem) {
                     ([], _) => Some(Exp::Atom(elem)),
                     (_, Atom::Var(row)) => Some(Exp::Index { arr: row, idx: rest.to_vec() }),
                     _ => None,
                 }
-            }
-            // Only where the read cannot fail: every index a constant inside a constant dim.
-            Exp::Replicate { shape, value } => {
-                let inside = shape.len() == idx.len()
-                    && shape.iter().zip(idx).all(|(d, i)| match (d, i) {
-                        (Dim::Const(d), DimIndex::Fix(Atom::Const(PrimValue::I64(k)))) => {
-                            (0..*d).contains(k)
-                        }
-                        _ => false,
-                    });
-                (inside && matches!(s.pat.as_slice(), [p] if p.ty.rank() == 0))
-                    .then_some(Exp::Atom(*value))
             }
             // `xs = m[i]` was in scope, so `m` was not consumed before this read of `xs`.
             Exp::Index { arr: m, idx: fixed } => {
