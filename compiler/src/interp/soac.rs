@@ -13,8 +13,8 @@ use super::array::{check_index, shape_str, Array, Ix, StackError, Stacker, Val};
 use super::eval::{err, Interp, Out, Res};
 use super::liveness::{BodyAnn, StmAnn};
 use super::prim_ops;
-use super::vector::single_operator;
 use crate::diag::Span;
+use crate::ir::operators::single_operator;
 use crate::ir::{Atom, Dim, Lambda, Param, Type, Var};
 
 fn irregular(what: &str, span: Span) -> impl Fn(StackError) -> Box<crate::Diagnostic> + '_ {

@@ -15,6 +15,7 @@ use super::data::Data;
 use super::eval::{err, Interp, Res};
 use super::prim_ops::{self, cmp_typed, float_binop, float_unop, int_binop, int_unop, Float, Int};
 use crate::diag::Span;
+use crate::ir::operators::single_operator;
 use crate::ir::{Atom, BinOp, CmpOp, Exp, Lambda, Type, UnOp, Var};
 use crate::prim::{f16, FloatType, IntType, PrimType, PrimValue};
 
@@ -317,29 +318,6 @@ fn scalar_code(lam: &Lambda) -> bool {
             .all(|s| s.pat.len() == 1 && scalar(&s.pat[0].ty) && operands(&s.exp).is_some())
 }
 
-/// `\a b -> a op b` (or `b op a`): the operator, its type and whether the accumulator (the
-/// first parameter) is the left operand.
-pub(super) fn single_operator(lam: &Lambda) -> Option<(BinOp, PrimType, bool)> {
-    let ([p, q], [stm], [Atom::Var(r)]) =
-        (&lam.params[..], &lam.body.stms[..], &lam.body.result[..])
-    else {
-        return None;
-    };
-    let Exp::BinOp(op, t, Atom::Var(x), Atom::Var(y)) = &stm.exp else { return None };
-    if stm.pat.len() != 1
-        || stm.pat[0].var != *r
-        || p.ty != Type::Prim(*t)
-        || q.ty != Type::Prim(*t)
-    {
-        return None;
-    }
-    match (*x == p.var && *y == q.var, *x == q.var && *y == p.var) {
-        (true, _) => Some((*op, *t, true)),
-        (_, true) => Some((*op, *t, false)),
-        _ => None,
-    }
-}
-
 /// Fold `xs` into `acc` with a typed operator, keeping the intermediate values for a scan.
 fn fold_typed<T: Elem>(
     xs: &[T],
@@ -550,34 +528,5 @@ impl<'p> Interp<'p> {
             None => None,
         };
         Ok(Some((Val::Prim(acc), all)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn single_operator_recognises_both_operand_orders() {
-        use crate::ir::{Body, Param, Stm};
-        let (a, b, r) = (Var(0), Var(1), Var(2));
-        let lam = |x, y| Lambda {
-            params: vec![
-                Param { var: a, ty: Type::Prim(PrimType::I32) },
-                Param { var: b, ty: Type::Prim(PrimType::I32) },
-            ],
-            body: Body {
-                stms: vec![Stm {
-                    pat: vec![Param { var: r, ty: Type::Prim(PrimType::I32) }],
-                    exp: Exp::BinOp(BinOp::Sub, PrimType::I32, Atom::Var(x), Atom::Var(y)),
-                    span: Span::DUMMY,
-                }],
-                result: vec![Atom::Var(r)],
-            },
-            ret: vec![Type::Prim(PrimType::I32)],
-        };
-        assert_eq!(single_operator(&lam(a, b)), Some((BinOp::Sub, PrimType::I32, true)));
-        assert_eq!(single_operator(&lam(b, a)), Some((BinOp::Sub, PrimType::I32, false)));
-        assert_eq!(single_operator(&lam(a, a)), None);
     }
 }

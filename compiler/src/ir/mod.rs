@@ -16,6 +16,7 @@
 use crate::diag::Span;
 pub mod inplace;
 pub mod lower;
+pub mod operators;
 pub mod print;
 pub mod ranges;
 pub mod validate;

@@ -16,6 +16,7 @@ use walrus::{
 use super::emit::val_type;
 use super::{elem_size, EntryAbi, Manifest, Options, Site};
 use crate::diag::{Diagnostic, Phase, Span};
+use crate::ir::operators::elementwise;
 use crate::ir::{self, Atom, Body, Dim, DimIndex, Exp, Lambda, LoopForm, Param, Type, Var};
 use crate::prim::{FloatType, PrimType};
 
@@ -2579,30 +2580,6 @@ struct Fold<'a> {
     rps: &'a [LocalId],
     acc: LocalId,
     elem: PrimType,
-}
-
-/// The scalar function `f` of an operator `\a b -> map2 (... (map2 f)) a b` on arrays of
-/// scalars: applied to the elements of two arrays of the same shape, in place of the nest.
-fn elementwise(lam: &Lambda) -> Option<&Lambda> {
-    let [p, q] = lam.params.as_slice() else { return None };
-    if let (Type::Prim(_), Type::Prim(_)) = (&p.ty, &q.ty) {
-        let scalar =
-            lam.body.stms.iter().all(|s| s.pat.iter().all(|x| matches!(x.ty, Type::Prim(_))))
-                && lam.body.stms.iter().all(|s| {
-                    !matches!(s.exp, Exp::Loop { .. } | Exp::Apply { .. } | Exp::If { .. })
-                })
-                && matches!(lam.body.result.as_slice(), [Atom::Var(_)]);
-        return scalar.then_some(lam);
-    }
-    let [stm] = lam.body.stms.as_slice() else { return None };
-    let Exp::Map { lam: inner, arrs, .. } = &stm.exp else { return None };
-    let ok = arrs.as_slice() == [p.var, q.var]
-        && matches!(lam.body.result.as_slice(), [Atom::Var(r)] if stm.pat.len() == 1 && *r == stm.pat[0].var);
-    if ok {
-        elementwise(inner)
-    } else {
-        None
-    }
 }
 
 /// How often `v` is read by the statements of `body` from index `from` on and by its result.

@@ -303,6 +303,25 @@ fn projected(e: &Exp, ks: &[usize]) -> Option<Exp> {
 /// also bind the error record and an output.
 const FUSED_BUFFERS: usize = 6;
 
+/// The most pairs of one element of a map that a histogram's invocation adds, unrolled.
+const MAX_ROW_PAIRS: usize = 64;
+
+/// A histogram's pairs, made by a fused map ([`HostGen::pair_rows`]).
+struct PairRows {
+    /// The map's results of indices and of values, of one shape: `outer` then `inner`.
+    is: Var,
+    vs: Var,
+    outer: Vec<ir::Dim>,
+    /// Constant trailing dims: the pairs of one element.
+    inner: Vec<usize>,
+}
+
+impl PairRows {
+    fn per_row(&self) -> usize {
+        self.inner.iter().product()
+    }
+}
+
 impl HostGen<'_> {
     fn fun(&mut self, f: usize) -> R<HostFun> {
         let fd = &self.prog.funs[f];
@@ -379,7 +398,8 @@ impl HostGen<'_> {
                 | Exp::Iota { .. }
                 | Exp::Replicate { .. }
                 | Exp::Rearrange { .. }
-                | Exp::Reshape { .. } => true,
+                | Exp::Reshape { .. }
+                | Exp::ArrayLit { .. } => true,
                 _ => {
                     x.pat.iter().all(|q| matches!(q.ty, Type::Prim(_)))
                         && !super::distribute::heavy(prog, x)
@@ -391,12 +411,24 @@ impl HostGen<'_> {
                 continue;
             }
             for (k, p) in st.pat.iter().enumerate() {
+                // A histogram may read it flattened: the pairs of a map's elements, each
+                // element's an array literal (reverse mode's contributions).
+                let flat = b.stms.iter().find_map(|c| match (&c.exp, c.pat.as_slice()) {
+                    (Exp::Reshape { arr, .. }, [q]) if *arr == p.var => Some(q.var),
+                    _ => None,
+                });
+                let flat = flat.filter(|q| self.uses.get(q) == Some(&1));
                 // The reduction reading it, and how many other arrays that one reads.
                 let consumer = b.stms.iter().find_map(|c| match &c.exp {
                     Exp::Reduce { arrs, .. } | Exp::Scan { arrs, .. } if arrs.contains(&p.var) => {
                         Some(arrs.len() - 1)
                     }
-                    Exp::Hist { is, vs, .. } if *is == p.var || vs.contains(&p.var) => {
+                    Exp::Hist { is, vs, .. }
+                        if [Some(p.var), flat]
+                            .iter()
+                            .flatten()
+                            .any(|a| is == a || vs.contains(a)) =>
+                    {
                         Some(vs.len())
                     }
                     _ => None,
@@ -461,6 +493,10 @@ impl HostGen<'_> {
                     })
                     .collect();
                 out.push(HostStm::ReadElem { pat: p0()?, arr: *arr, idx, span: s.span });
+            }
+            // A fused map's result is read flattened where the histogram reads it.
+            Exp::Reshape { arr, .. } if matches!(self.virt.get(arr), Some(Exp::Map { .. })) => {
+                self.virt.insert(p0()?.var, s.exp.clone());
             }
             Exp::Reshape { arr, .. } => {
                 out.push(HostStm::Reshape { pat: p0()?, arr: *arr, span: s.span })
@@ -1370,6 +1406,7 @@ impl HostGen<'_> {
         vs: Var,
         local: bool,
     ) -> R<Dispatch> {
+        let pairs = self.pair_rows(is, vs);
         let types = std::mem::take(&mut self.types);
         let mut sites = std::mem::take(&mut self.sites);
         let (bop, t) = op;
@@ -1395,23 +1432,64 @@ impl HostGen<'_> {
                 gen.close();
                 gen.line("workgroupBarrier();");
             }
-            let KVal::Arr(ia) = gen.var(is)? else { return Err(internal(s.span, "hist indices")) };
-            let va = gen.var(vs)?;
-            gen.open("for (var j = i32(wg.x * 256u + lid); j < w; j = j + i32(nwg.x * 256u)) {");
-            let KVal::Scalar(bi, bt) = gen.index(&ia, &["j".to_string()])? else {
-                return Err(internal(s.span, "hist index"));
+            let target =
+                |bin: &str| if local { format!("lh[{bin}]") } else { format!("b{rb}[{bin}]") };
+            let add = |gen: &mut Gen, bi: KVal, x: KVal| -> R<()> {
+                let (KVal::Scalar(bi, bt), KVal::Scalar(x, _)) = (bi, x) else {
+                    return Err(internal(s.span, "hist pair"));
+                };
+                let bin = gen.let_(&gen.to_i32(&bi, bt), PrimType::Int(crate::prim::IntType::I32));
+                gen.open(&format!("if ({bin} >= 0 && {bin} < nb) {{"));
+                atomic_update(gen, &target(&bin), bop, t, &x)?;
+                gen.close();
+                Ok(())
             };
-            let x = match va {
-                KVal::Arr(a) => gen.index(&a, &["j".to_string()])?,
-                sc => sc,
-            };
-            let KVal::Scalar(x, _) = x else { return Err(internal(s.span, "hist value")) };
-            let bin = gen.let_(&gen.to_i32(&bi, bt), PrimType::Int(crate::prim::IntType::I32));
-            gen.open(&format!("if ({bin} >= 0 && {bin} < nb) {{"));
-            let target = if local { format!("lh[{bin}]") } else { format!("b{rb}[{bin}]") };
-            atomic_update(&mut gen, &target, bop, t, &x)?;
-            gen.close();
-            gen.close();
+            if let Some(rows) = &pairs {
+                // Each invocation computes one element of the map making the pairs, and adds its
+                // pairs one by one, at constant indices into its literals.
+                let (is_rows, vs_rows) = (gen.var(rows.is)?, gen.var(rows.vs)?);
+                let (KVal::Arr(ia), KVal::Arr(va)) = (is_rows, vs_rows) else {
+                    return Err(internal(s.span, "hist pairs"));
+                };
+                let outer = rows.outer.iter().map(|d| gen.dim(d)).collect::<R<Vec<_>>>()?;
+                gen.line(&format!("let rows = w / {};", rows.per_row()));
+                gen.open(
+                    "for (var r = i32(wg.x * 256u + lid); r < rows; r = r + i32(nwg.x * 256u)) {",
+                );
+                let at = gen.unravel("r", &outer);
+                let (ir, vr) = (gen.index(&ia, &at)?, gen.index(&va, &at)?);
+                for e in 0..rows.per_row() {
+                    let mut rest = e;
+                    let mut within = Vec::new();
+                    for n in rows.inner.iter().rev() {
+                        within.push((rest % n).to_string());
+                        rest /= n;
+                    }
+                    within.reverse();
+                    let pick = |gen: &mut Gen, row: &KVal| match row {
+                        KVal::Arr(a) => gen.index(a, &within),
+                        sc => Ok(sc.clone()),
+                    };
+                    let (bi, x) = (pick(&mut gen, &ir)?, pick(&mut gen, &vr)?);
+                    add(&mut gen, bi, x)?;
+                }
+                gen.close();
+            } else {
+                let KVal::Arr(ia) = gen.var(is)? else {
+                    return Err(internal(s.span, "hist indices"));
+                };
+                let va = gen.var(vs)?;
+                gen.open(
+                    "for (var j = i32(wg.x * 256u + lid); j < w; j = j + i32(nwg.x * 256u)) {",
+                );
+                let bi = gen.index(&ia, &["j".to_string()])?;
+                let x = match va {
+                    KVal::Arr(a) => gen.index(&a, &["j".to_string()])?,
+                    sc => sc,
+                };
+                add(&mut gen, bi, x)?;
+                gen.close();
+            }
             let mut shared = String::new();
             if local {
                 gen.line("workgroupBarrier();");
@@ -1433,6 +1511,36 @@ impl HostGen<'_> {
         })();
         let name = if local { "hist_local" } else { "hist_global" };
         self.finish(types, sites, res, name.into())
+    }
+
+    /// When a histogram's indices and values are both flattened results of a fused map
+    /// (virtual), with elements that end in a few constant dimensions (reverse mode's
+    /// literals of contributions): the map's results, and their leading and trailing dims.
+    fn pair_rows(&self, is: Var, vs: Var) -> Option<PairRows> {
+        let source = |v: Var| match self.virt.get(&v) {
+            Some(Exp::Reshape { arr, .. })
+                if matches!(self.virt.get(arr), Some(Exp::Map { .. })) =>
+            {
+                Some(*arr)
+            }
+            _ => None,
+        };
+        let (ia, va) = (source(is)?, source(vs)?);
+        let shape = match (self.types.get(&ia)?, self.types.get(&va)?) {
+            (Type::Array { shape: a, .. }, Type::Array { shape: b, .. }) if a == b => a.clone(),
+            _ => return None,
+        };
+        let consts = shape.iter().rev().map_while(|d| match d {
+            ir::Dim::Const(c) => usize::try_from(*c).ok(),
+            ir::Dim::Var(_) => None,
+        });
+        let mut inner: Vec<usize> = consts.collect();
+        inner.reverse();
+        // Leading dims remain to iterate over, and each row's pairs are unrolled.
+        inner.drain(..inner.len().saturating_sub(shape.len().saturating_sub(1)));
+        let rows =
+            PairRows { is: ia, vs: va, outer: shape[..shape.len() - inner.len()].to_vec(), inner };
+        (!rows.inner.is_empty() && (1..=MAX_ROW_PAIRS).contains(&rows.per_row())).then_some(rows)
     }
 
     fn reduce_pass1(
@@ -1833,16 +1941,8 @@ fn atomic_binding(
 fn atomic_op(lam: &ir::Lambda) -> Option<(ir::BinOp, PrimType)> {
     use crate::prim::{FloatType, IntType};
     use ir::BinOp as B;
-    let [a, b] = lam.params.as_slice() else { return None };
-    let ([st], [Atom::Var(r)]) = (lam.body.stms.as_slice(), lam.body.result.as_slice()) else {
-        return None;
-    };
-    let Exp::BinOp(op, t, Atom::Var(x), Atom::Var(y)) = &st.exp else { return None };
-    let same = |p: &ir::Param| p.ty == Type::Prim(*t);
-    let args_ok = (*x == a.var && *y == b.var) || (*x == b.var && *y == a.var);
-    if !same(a) || !same(b) || !args_ok || st.pat.first().map(|p| p.var) != Some(*r) {
-        return None;
-    }
+    // Every operator with an atomic form is commutative: the operands' order does not matter.
+    let (op, t, _) = crate::ir::operators::single_operator(lam)?;
     let ok = match t {
         PrimType::Int(IntType::I32 | IntType::U32 | IntType::I64 | IntType::U64) => {
             matches!(op, B::Add | B::Min | B::Max | B::And | B::Or | B::Xor)
@@ -1850,7 +1950,7 @@ fn atomic_op(lam: &ir::Lambda) -> Option<(ir::BinOp, PrimType)> {
         PrimType::Float(FloatType::F32) => matches!(op, B::Add | B::Min | B::Max),
         _ => false,
     };
-    ok.then_some((*op, *t))
+    ok.then_some((op, t))
 }
 
 /// `target = target op x` atomically (`target` names an atomic word).

@@ -445,6 +445,13 @@ impl<'a> Gen<'a> {
                     KVal::Arr(Rc::new(DArr::Map { lam, env, arrs, k: 0, dims, elem }))
                 }
                 Exp::Rearrange { arr, perm } => KVal::Arr(self.perm(*arr, perm)?),
+                Exp::Reshape { arr, shape } => {
+                    let KVal::Arr(inner) = self.var(*arr)? else {
+                        return Err(internal(self.span, "a virtual reshape"));
+                    };
+                    let dims = shape.iter().map(|d| self.dim(d)).collect::<R<Vec<_>>>()?;
+                    KVal::Arr(Rc::new(DArr::Reshape { dims, inner }))
+                }
                 _ => return Err(internal(self.span, "a virtual array")),
             };
             self.inputs.insert(v, k.clone());
@@ -717,6 +724,13 @@ impl<'a> Gen<'a> {
                 Ok(KVal::Scalar(r, elem))
             }
             DArr::Lit { elems, elem, .. } => {
+                // At a constant index (in bounds: checked before), the element itself.
+                if let Some(e) = idx[0].parse::<usize>().ok().and_then(|n| elems.get(n)) {
+                    return match e {
+                        KVal::Arr(a) => self.index(&a.clone(), &idx[1..]),
+                        s => Ok(s.clone()),
+                    };
+                }
                 let r = self.fresh("l");
                 self.line(&format!("var {r}: {};", self.ty(*elem)));
                 self.open(&format!("switch ({}) {{", idx[0]));

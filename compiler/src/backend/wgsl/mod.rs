@@ -388,7 +388,10 @@ fn generate(
 ) -> Result<GpuProgram, Vec<Diagnostic>> {
     // Matrix-product nests written either way (a map calling `dot`, a transpose inside the
     // map's function) are found after these rewrites (see `tile`).
-    let prog = crate::opt::for_backends(prog);
+    let mut prog = crate::opt::for_backends(prog);
+    // Sums of histograms made in a map are one histogram here, which adds every pair
+    // atomically (`opt::summed_histograms_as_one`).
+    crate::opt::summed_histograms_as_one(&mut prog);
     let mut gp = match host::generate(&prog, wide) {
         Ok(gp) => gp,
         Err(d) if prog.entries.len() > 1 => {

@@ -722,3 +722,47 @@ fn operators_that_commute() {
         assert!(!staged::commutes(&l), "{op}");
     }
 }
+
+/// n-body's gradient: the adjoints of the masses and positions, read at `i` and `j` for every
+/// pair, are histograms of all pairs (`opt::summed_histograms_as_one`) whose kernels compute
+/// each pair once and add its contributions: no launch stores `[n][n]` values, and no kernel
+/// loops over the contributions for every bin.
+#[test]
+fn histograms_of_pairs_compute_each_pair_once() {
+    let src = "def energy [n] (ms: [n]f32) (ps: [n][3]f32) : f32 =
+                 f32.sum (map (\\i -> f32.sum (map (\\j ->
+                   if i >= j then 0
+                   else let d = map2 (-) ps[i] ps[j]
+                        in -(ms[i] * ms[j]) / f32.sqrt (f32.sum (map (\\x -> x * x) d) + 0.01))
+                   (iota n))) (iota n))
+               entry grad [n] (ms: [n]f32) (ps: [n][3]f32) =
+                 vjp (\\(m, p) -> energy m p) (ms, ps) 1";
+    let gp = gpu(src).unwrap();
+    let shown = show(&gp);
+    let stms = host_stms(&gp);
+    let launches: Vec<_> = stms
+        .iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, .. } => Some(shape.len()),
+            _ => None,
+        })
+        .collect();
+    assert!(launches.iter().all(|&r| r == 1), "{shown}");
+    let hists: Vec<usize> = stms
+        .iter()
+        .filter_map(|s| match s {
+            HostStm::Hist { local, .. } => Some(local.kernel),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hists.len(), 2, "{shown}");
+    for (k, per) in hists.iter().zip(["6", "2"]) {
+        let code = own_code(&gp.kernels[*k]);
+        assert!(code.contains(&format!("let rows = w / {per};")), "{code}");
+        assert_eq!(code.matches("atomicCompareExchangeWeak(&lh[").count(), per.parse().unwrap());
+        assert!(!code.contains("switch"), "{code}");
+    }
+    for k in &gp.kernels {
+        validate(&k.wgsl).unwrap();
+    }
+}
