@@ -689,6 +689,27 @@ impl<D: Device> Exec<'_, D> {
                     self.run_dispatch(d, &reserved, &[], groups, *span).await?;
                 }
             }
+            HostStm::SplitReduce { pat, w, whole, parts, finish, span } => {
+                let Type::Array { shape, .. } = &pat.ty else {
+                    return Err(rt(*span, "a split reduction of scalars"));
+                };
+                let total = self.launch_outputs(std::slice::from_ref(pat), shape, *span).await?;
+                let w = self.int(w, *span)?;
+                let chunks = split_chunks(w, total, self.dev.software());
+                if total == 0 {
+                } else if chunks <= 1 {
+                    self.run_dispatch(whole, &[], &[], total.div_ceil(WORKGROUP as u64), *span)
+                        .await?;
+                } else {
+                    let temp = self.dev.alloc(chunks * total * self.wpe(pat.ty.elem())).await?;
+                    let temps = [temp];
+                    let reserved = [to_word(PrimValue::I64(w), *span)?, chunks as u32];
+                    let groups = (chunks * total).div_ceil(WORKGROUP as u64);
+                    self.run_dispatch(parts, &reserved, &temps, groups, *span).await?;
+                    let groups = total.div_ceil(WORKGROUP as u64);
+                    self.run_dispatch(finish, &reserved, &temps, groups, *span).await?;
+                }
+            }
             HostStm::Reduce { pat, w, passes, flat, span } => {
                 let n = self.int(w, *span)?;
                 let software = self.dev.software();
@@ -843,6 +864,24 @@ const SOFTWARE_SEG_THREADS: u64 = 4 * WORKGROUP as u64;
 /// Workgroups of a reduction on a software device: enough to fill its cores; their threads'
 /// partial values (4096) are folded by one invocation in the second pass.
 const SOFTWARE_REDUCE_GROUPS: u64 = 16;
+
+/// Invocations that fill a device: a software device runs a workgroup per core at a time, a
+/// GPU many per multiprocessor.
+const SPLIT_THREADS_SOFTWARE: u64 = 4096;
+const SPLIT_THREADS_GPU: u64 = 1 << 17;
+
+/// The fewest arrays a chunk of a split reduction folds: fewer, and the second pass costs
+/// what the first saves.
+const SPLIT_MIN_CHUNK: u64 = 32;
+
+/// Chunks of a split reduction of `w` arrays of `elems` elements each (`HostStm::SplitReduce`):
+/// enough invocations to fill the device, or 1 (no split) when one per element already does.
+pub fn split_chunks(w: i64, elems: u64, software: bool) -> u64 {
+    let target = if software { SPLIT_THREADS_SOFTWARE } else { SPLIT_THREADS_GPU };
+    let by_threads = target / elems.max(1);
+    let by_rows = w.max(0) as u64 / SPLIT_MIN_CHUNK;
+    by_threads.min(by_rows).max(1)
+}
 
 /// Workgroups of a reduction, scan or histogram over `n` elements, at most `max`: a software
 /// device's [`MAX_GROUPS`], or on a GPU [`GPU_MAX_GROUPS`], enough to fill a large one (an H100

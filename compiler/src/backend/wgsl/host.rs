@@ -175,6 +175,9 @@ fn mentions(s: &HostStm, v: Var) -> bool {
             *dest == v || atom(w) || disp(winners) || disp(write)
         }
         HostStm::Reduce { w, passes, flat, .. } => atom(w) || passes.iter().any(disp) || disp(flat),
+        HostStm::SplitReduce { w, whole, parts, finish, .. } => {
+            atom(w) || disp(whole) || disp(parts) || disp(finish)
+        }
         HostStm::Scan { w, passes, staged, .. } => {
             atom(w) || passes.iter().chain(staged.iter().flatten()).any(disp)
         }
@@ -563,9 +566,19 @@ impl HostGen<'_> {
                     span: s.span,
                 });
             }
-            // Elementwise reductions of arrays: one invocation per element folds its column.
-            Exp::Reduce { .. } if s.pat.iter().all(|p| matches!(p.ty, Type::Array { .. })) => {
-                self.tabulate(s, out)?
+            // Elementwise reductions of arrays: one invocation per element folds its column (or
+            // a chunk of it, `split_reduce`).
+            Exp::Reduce { w, lam, neutral, arrs, .. }
+                if s.pat.iter().all(|p| matches!(p.ty, Type::Array { .. })) =>
+            {
+                match (s.pat.as_slice(), neutral.as_slice(), arrs.as_slice()) {
+                    ([p], [Atom::Var(ne)], [a])
+                        if crate::ir::operators::elementwise(lam).is_some() =>
+                    {
+                        self.split_reduce(s, p, *w, lam, *ne, *a, out)?
+                    }
+                    _ => self.tabulate(s, out)?,
+                }
             }
             Exp::Reduce { w, lam, neutral, arrs, .. } => {
                 let tys = scalar_types(&s.pat)
@@ -1541,6 +1554,99 @@ impl HostGen<'_> {
         let rows =
             PairRows { is: ia, vs: va, outer: shape[..shape.len() - inner.len()].to_vec(), inner };
         (!rows.inner.is_empty() && (1..=MAX_ROW_PAIRS).contains(&rows.per_row())).then_some(rows)
+    }
+
+    /// An elementwise reduction of arrays into `p`, whole or in chunks (`HostStm::SplitReduce`).
+    #[allow(clippy::too_many_arguments)]
+    fn split_reduce(
+        &mut self,
+        s: &ir::Stm,
+        p: &ir::Param,
+        w: Atom,
+        lam: &ir::Lambda,
+        ne: Var,
+        arr: Var,
+        out: &mut Vec<HostStm>,
+    ) -> R<()> {
+        let mut launch = Vec::new();
+        self.tabulate(s, &mut launch)?;
+        let whole = match launch.as_slice() {
+            [HostStm::Launch { dispatch, .. }] => dispatch.clone(),
+            _ => return Err(internal(s.span, "an elementwise reduction")),
+        };
+        let op = crate::ir::operators::elementwise(lam)
+            .ok_or_else(|| internal(s.span, "an elementwise operator"))?;
+        let Type::Array { shape, elem: t } = p.ty.clone() else {
+            return Err(internal(s.span, "an elementwise reduction"));
+        };
+        let parts = self.split_kernel(s, p, &shape, t, op, ne, arr, true)?;
+        let finish = self.split_kernel(s, p, &shape, t, op, ne, arr, false)?;
+        out.push(HostStm::SplitReduce { pat: p.clone(), w, whole, parts, finish, span: s.span });
+        Ok(())
+    }
+
+    /// The chunks' kernel of a split reduction (`parts`), folding rows `[c·chunk, (c+1)·chunk)`
+    /// of the arrays for element `e` of invocation `c·elements + e`, or the kernel folding
+    /// each element's chunks in order.
+    #[allow(clippy::too_many_arguments)]
+    fn split_kernel(
+        &mut self,
+        s: &ir::Stm,
+        p: &ir::Param,
+        shape: &[ir::Dim],
+        t: PrimType,
+        op: &ir::Lambda,
+        ne: Var,
+        arr: Var,
+        parts: bool,
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
+            gen.wide = self.wide;
+            let dims = shape.iter().map(|d| gen.dim(d)).collect::<R<Vec<_>>>()?;
+            let elems = if dims.is_empty() { "1".to_string() } else { dims.join(" * ") };
+            gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
+            gen.line("let parts = bitcast<i32>(ogm_args[0][1]);");
+            gen.line(&format!("let elems = {elems};"));
+            gen.line("let gid = i32((wg.x + wg.y * nwg.x) * 256u + lid);");
+            let threads = if parts { "parts * elems" } else { "elems" };
+            gen.line(&format!("if (gid >= {threads}) {{ return; }}"));
+            gen.line("let e = gid % max(elems, 1);");
+            let idx = gen.unravel("e", &dims);
+            let KVal::Arr(z) = gen.var(ne)? else { return Err(internal(s.span, "neutral")) };
+            let KVal::Scalar(z, _) = gen.index(&z, &idx)? else {
+                return Err(internal(s.span, "neutral element"));
+            };
+            let acc = gen.fresh("acc");
+            gen.line(&format!("var {acc}: {} = {z};", gen.ty(t)));
+            let x = if parts {
+                gen.line("let chunk = (w + parts - 1) / parts;");
+                gen.line("let start = (gid / max(elems, 1)) * chunk;");
+                gen.open("for (var r = start; r < min(start + chunk, w); r++) {");
+                let KVal::Arr(a) = gen.var(arr)? else { return Err(internal(s.span, "arrays")) };
+                let at: Vec<String> = std::iter::once("r".to_string()).chain(idx).collect();
+                gen.index(&a, &at)?
+            } else {
+                let b = gen.buffer(BufRef::Temp(0), t, Access::ReadWrite);
+                gen.open("for (var c = 0; c < parts; c++) {");
+                KVal::Scalar(load(&format!("b{b}[c * elems + e]"), t), t)
+            };
+            let r = gen.apply_lambda(op, vec![KVal::Scalar(acc.clone(), t), x])?;
+            gen.assign(&r, std::slice::from_ref(&acc))?;
+            gen.close();
+            let b = if parts {
+                gen.buffer(BufRef::Temp(0), t, Access::ReadWrite)
+            } else {
+                gen.buffer(BufRef::Var(p.var), t, Access::ReadWrite)
+            };
+            gen.line(&format!("b{b}[gid] = {};", store(&acc, t)));
+            let wgsl = assemble(&gen, "", "");
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        let name = if parts { "split_parts" } else { "split_finish" };
+        self.finish(types, sites, res, name.into())
     }
 
     fn reduce_pass1(

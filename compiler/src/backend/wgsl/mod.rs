@@ -183,6 +183,20 @@ pub enum HostStm {
         flat: Dispatch,
         span: Span,
     },
+    /// An elementwise `reduce` of `w` arrays into the array `pat` (AD's sums over samples):
+    /// `whole` folds all `w` with an invocation per element. When the result has too few
+    /// elements to fill the device, the executor runs `parts` instead: each invocation folds a
+    /// contiguous chunk of the arrays for one element, into a temporary of `parts × elements`
+    /// words; then `finish` folds each element's chunks in order. Reserved argument words of
+    /// both: `w`, the number of chunks.
+    SplitReduce {
+        pat: Param,
+        w: Atom,
+        whole: Dispatch,
+        parts: Dispatch,
+        finish: Dispatch,
+        span: Span,
+    },
     /// Inclusive `scan` of `w` elements into the arrays `pat`: partials per workgroup (temporaries
     /// as for `Reduce`), an exclusive scan of the partials, then each workgroup scans its block
     /// from its prefix. Reserved words as for `Reduce`.

@@ -183,6 +183,17 @@ impl Printer<'_> {
                         self.dispatch(write)
                     );
                 }
+                HostStm::SplitReduce { pat, w, whole, parts, finish, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = elementwise reduce({}): an invocation per element {} ; few elements: chunks {} then {}",
+                        self.param(pat),
+                        self.atom(w),
+                        self.dispatch(whole),
+                        self.dispatch(parts),
+                        self.dispatch(finish)
+                    );
+                }
                 HostStm::Reduce { pat, w, passes, .. } => {
                     let _ = writeln!(
                         out,

@@ -559,6 +559,7 @@ fn per_sample_outer_products_summed_over_the_samples_are_never_stored() {
             .into_iter()
             .filter_map(|s| match s {
                 HostStm::Launch { shape, .. } => Some(shape.len()),
+                HostStm::SplitReduce { pat, .. } => Some(pat.ty.rank()),
                 _ => None,
             })
             .collect();
@@ -765,4 +766,32 @@ fn histograms_of_pairs_compute_each_pair_once() {
     for k in &gp.kernels {
         validate(&k.wgsl).unwrap();
     }
+}
+
+/// An elementwise reduction of arrays (a sum over samples) has, besides the kernel folding
+/// whole columns, a kernel folding chunks of them and one folding the chunks, for results too
+/// small to fill a device; how many chunks depends on the device and the sizes.
+#[test]
+fn small_elementwise_reductions_are_split_into_chunks() {
+    let gp =
+        gpu("entry main [n][k] (xss: [n][k]f32) : [k]f32 = reduce (map2 (+)) (replicate k 0) xss")
+            .unwrap();
+    let shown = show(&gp);
+    let split = host_stms(&gp).into_iter().find_map(|s| match s {
+        HostStm::SplitReduce { parts, finish, .. } => Some((parts.kernel, finish.kernel)),
+        _ => None,
+    });
+    let (parts, finish) = split.unwrap_or_else(|| panic!("{shown}"));
+    assert!(own_code(&gp.kernels[parts]).contains("min(start + chunk, w)"), "{shown}");
+    assert!(own_code(&gp.kernels[finish]).contains("c * elems + e"), "{shown}");
+    for k in &gp.kernels {
+        validate(&k.wgsl).unwrap();
+    }
+    use super::exec::split_chunks;
+    // 16 elements of 10000 arrays: 256 chunks on a software device, 312 (of 32 arrays) on a GPU.
+    assert_eq!(split_chunks(10_000, 16, true), 256);
+    assert_eq!(split_chunks(10_000, 16, false), 312);
+    // Enough elements, or too few arrays: no split.
+    assert_eq!(split_chunks(10_000, 1 << 20, false), 1);
+    assert_eq!(split_chunks(40, 16, true), 1);
 }
