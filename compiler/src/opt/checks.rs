@@ -141,7 +141,7 @@ fn atom_type(a: &Atom, types: &HashMap<Var, Type>) -> Option<Type> {
 /// The statements checking the bounds of `s`, a read or update with fixed `i64` indices (none
 /// when they are constants inside constant dimensions); `None` for anything else, or for an
 /// access that always fails (left as it is).
-fn bounds_check(
+pub(super) fn bounds_check(
     s: &Stm,
     types: &HashMap<Var, Type>,
     ranges: &HashMap<Var, Dim>,

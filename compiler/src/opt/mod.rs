@@ -22,6 +22,7 @@ mod outer_products;
 mod replicated;
 mod small_arrays;
 mod summed_hists;
+mod summed_rows;
 #[cfg(test)]
 mod testing;
 pub use destinations::replicates_before_maps;
@@ -30,6 +31,7 @@ pub use inline::inline_map_calls;
 pub use outer_products::outer_products_as_matrix_products;
 pub use small_arrays::small_arrays_in_scalars;
 pub use summed_hists::summed_histograms_as_one;
+pub use summed_rows::summed_rows_as_histograms;
 
 /// The program that the backends compile: `prog` (after AD and `simplify`) with maps that only
 /// call a small function given its body (so the loops inside are vectorised, and

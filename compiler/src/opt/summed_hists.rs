@@ -92,19 +92,7 @@ fn find(b: &Body) -> Option<Match> {
 /// Statement `k` of `b`, a map with function `lam`, whose result `r`, `h`, is summed (see the
 /// module's comment).
 fn matched(b: &Body, k: usize, w: Atom, lam: &Lambda, r: usize, h: Var) -> Option<Match> {
-    let (red, neutral, op) =
-        b.stms.iter().enumerate().skip(k + 1).find_map(|(j, t)| match &t.exp {
-            Exp::Reduce { w: w2, lam: op, neutral, arrs, .. }
-                if *w2 == w && arrs.as_slice() == [h] && t.pat.len() == 1 =>
-            {
-                let [Atom::Var(z)] = neutral.as_slice() else { return None };
-                Some((j, replicated(b, *z)?, single_operator(elementwise(op)?)?))
-            }
-            _ => None,
-        })?;
-    if uses(b, h) != 1 {
-        return None;
-    }
+    let (red, neutral, op) = summed(b, k, w, h)?;
     let fb = &lam.body;
     let bound = binders(lam);
     let def = |v: Var| fb.stms.iter().position(|t| t.pat.iter().any(|p| p.var == v));
@@ -157,12 +145,64 @@ fn matched(b: &Body, k: usize, w: Atom, lam: &Lambda, r: usize, h: Var) -> Optio
     Some(Match { map: k, res: r, reduce: red, hist: at, reshape, is, vs, neutral })
 }
 
+/// The `reduce` after statement `k` of `b` (a map of width `w`) that is the only use of its
+/// result `h`, with an operator lifted from a single binary one and a neutral element that is
+/// a `replicate` of a scalar: the reduction's statement, that scalar and the operator.
+pub(super) fn summed(
+    b: &Body,
+    k: usize,
+    w: Atom,
+    h: Var,
+) -> Option<(usize, Atom, (BinOp, PrimType))> {
+    let found = b.stms.iter().enumerate().skip(k + 1).find_map(|(j, t)| match &t.exp {
+        Exp::Reduce { w: w2, lam: op, neutral, arrs, .. }
+            if *w2 == w && arrs.as_slice() == [h] && t.pat.len() == 1 =>
+        {
+            let [Atom::Var(z)] = neutral.as_slice() else { return None };
+            let (op, t, _) = single_operator(elementwise(op)?)?;
+            Some((j, replicated(b, *z)?, (op, t)))
+        }
+        _ => None,
+    })?;
+    (uses(b, h) == 1).then_some(found)
+}
+
+/// A fresh variable named as `like`.
+pub(super) fn fresh(names: &mut Vec<String>, like: Var) -> Var {
+    let name = names.get(like.0 as usize).cloned().unwrap_or_default();
+    names.push(name);
+    Var(names.len() as u32 - 1)
+}
+
+/// The product of `dims`, with the statements computing it (at `span`) pushed to `stms`.
+pub(super) fn product(
+    dims: &[Dim],
+    like: Var,
+    span: crate::diag::Span,
+    names: &mut Vec<String>,
+    stms: &mut Vec<Stm>,
+) -> Dim {
+    let mut acc = Dim::Const(1);
+    for d in dims {
+        acc = match (acc, *d) {
+            (Dim::Const(x), Dim::Const(y)) => Dim::Const(x * y),
+            (Dim::Const(1), d) => d,
+            (a, d) => {
+                let v = fresh(names, like);
+                let i64t = PrimType::Int(IntType::I64);
+                stms.push(Stm {
+                    pat: vec![Param { var: v, ty: Type::Prim(i64t) }],
+                    exp: Exp::BinOp(BinOp::Mul, i64t, dim_atom(a), dim_atom(d)),
+                    span,
+                });
+                Dim::Var(v)
+            }
+        };
+    }
+    acc
+}
+
 fn apply(b: &mut Body, m: Match, names: &mut Vec<String>) {
-    let mut fresh = |like: Var| {
-        let name = names.get(like.0 as usize).cloned().unwrap_or_default();
-        names.push(name);
-        Var(names.len() as u32 - 1)
-    };
     let span = b.stms[m.map].span;
     let Exp::Map { w, lam, .. } = &mut b.stms[m.map].exp else { return };
     let w = *w;
@@ -185,39 +225,19 @@ fn apply(b: &mut Body, m: Match, names: &mut Vec<String>) {
         sh.extend(shape(&p.ty));
         Param { var, ty: Type::Array { elem: p.ty.elem(), shape: sh } }
     };
-    let is_all = outer(&m.is, fresh(m.is.var));
-    let vs_all = outer(&m.vs, fresh(m.vs.var));
+    let is_all = outer(&m.is, fresh(names, m.is.var));
+    let vs_all = outer(&m.vs, fresh(names, m.vs.var));
     b.stms[m.map].pat[m.res] = is_all.clone();
     b.stms[m.map].pat.push(vs_all.clone());
 
     let red = b.stms[m.reduce].clone();
     let mut stms = Vec::new();
-    let mut product = |dims: &[Dim], stms: &mut Vec<Stm>| -> Dim {
-        let mut acc = Dim::Const(1);
-        for d in dims {
-            acc = match (acc, *d) {
-                (Dim::Const(x), Dim::Const(y)) => Dim::Const(x * y),
-                (Dim::Const(1), d) => d,
-                (a, d) => {
-                    let v = fresh(m.is.var);
-                    let i64t = PrimType::Int(IntType::I64);
-                    stms.push(Stm {
-                        pat: vec![Param { var: v, ty: Type::Prim(i64t) }],
-                        exp: Exp::BinOp(BinOp::Mul, i64t, dim_atom(a), dim_atom(d)),
-                        span,
-                    });
-                    Dim::Var(v)
-                }
-            };
-        }
-        acc
-    };
-    let n = product(&shape(&is_all.ty), &mut stms);
+    let n = product(&shape(&is_all.ty), m.is.var, span, names, &mut stms);
     let res = red.pat[0].clone();
-    let nb = product(&shape(&res.ty), &mut stms);
+    let nb = product(&shape(&res.ty), res.var, span, names, &mut stms);
     let elem = res.ty.elem();
     let mut flat = |p: &Param, stms: &mut Vec<Stm>| -> Var {
-        let v = fresh(p.var);
+        let v = fresh(names, p.var);
         let ty = Type::Array { elem: p.ty.elem(), shape: vec![n] };
         stms.push(Stm {
             pat: vec![Param { var: v, ty }],
@@ -229,7 +249,7 @@ fn apply(b: &mut Body, m: Match, names: &mut Vec<String>) {
     let fis = flat(&is_all, &mut stms);
     let fvs = flat(&vs_all, &mut stms);
     let bins_ty = Type::Array { elem, shape: vec![nb] };
-    let bins = fresh(res.var);
+    let bins = fresh(names, res.var);
     stms.push(Stm {
         pat: vec![Param { var: bins, ty: bins_ty.clone() }],
         exp: Exp::Replicate { shape: vec![nb], value: m.neutral },
@@ -247,7 +267,7 @@ fn apply(b: &mut Body, m: Match, names: &mut Vec<String>) {
     if res.ty.rank() == 1 {
         stms.push(Stm { pat: vec![res], exp: summed, span: red.span });
     } else {
-        let h = fresh(res.var);
+        let h = fresh(names, res.var);
         stms.push(Stm { pat: vec![Param { var: h, ty: bins_ty }], exp: summed, span: red.span });
         let sh = shape(&res.ty);
         stms.push(Stm { pat: vec![res], exp: Exp::Reshape { arr: h, shape: sh }, span: red.span });
@@ -255,27 +275,32 @@ fn apply(b: &mut Body, m: Match, names: &mut Vec<String>) {
     b.stms.splice(m.reduce..=m.reduce, stms);
 }
 
-fn dim_atom(d: Dim) -> Atom {
+pub(super) fn dim_atom(d: Dim) -> Atom {
     crate::ir::lower::builder::dim_atom(d)
 }
 
-fn shape(t: &Type) -> Vec<Dim> {
+pub(super) fn shape(t: &Type) -> Vec<Dim> {
     match t {
         Type::Array { shape, .. } => shape.clone(),
         Type::Prim(_) => Vec::new(),
     }
 }
 
-/// The scalar that `v`, bound in `b` by a `replicate`, repeats.
-fn replicated(b: &Body, v: Var) -> Option<Atom> {
-    b.stms.iter().find_map(|s| match &s.exp {
+/// The scalar that `v`, bound in `b` by a `replicate` (of a scalar, or of such a replicate),
+/// repeats.
+pub(super) fn replicated(b: &Body, v: Var) -> Option<Atom> {
+    let value = b.stms.iter().find_map(|s| match &s.exp {
         Exp::Replicate { value, .. } if s.pat.iter().any(|p| p.var == v) => Some(*value),
         _ => None,
-    })
+    })?;
+    match value {
+        Atom::Var(u) => replicated(b, u).or(Some(value)),
+        Atom::Const(_) => Some(value),
+    }
 }
 
 /// How often `v` is read in `b` (its statements and its result).
-fn uses(b: &Body, v: Var) -> usize {
+pub(super) fn uses(b: &Body, v: Var) -> usize {
     let mut n = 0;
     walk::body_vars(&mut b.clone(), &mut |x, binder| n += usize::from(!binder && *x == v));
     n

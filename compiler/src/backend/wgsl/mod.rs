@@ -403,9 +403,11 @@ fn generate(
     // Matrix-product nests written either way (a map calling `dot`, a transpose inside the
     // map's function) are found after these rewrites (see `tile`).
     let mut prog = crate::opt::for_backends(prog);
-    // Sums of histograms made in a map are one histogram here, which adds every pair
-    // atomically (`opt::summed_histograms_as_one`).
+    // Sums of histograms made in a map, and of arrays with one row set, are one histogram
+    // here, which adds every pair atomically (`opt::summed_histograms_as_one`,
+    // `opt::summed_rows_as_histograms`).
     crate::opt::summed_histograms_as_one(&mut prog);
+    crate::opt::summed_rows_as_histograms(&mut prog);
     let mut gp = match host::generate(&prog, wide) {
         Ok(gp) => gp,
         Err(d) if prog.entries.len() > 1 => {
