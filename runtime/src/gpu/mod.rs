@@ -772,6 +772,19 @@ impl exec::Device for Dev<'_> {
         Ok(Buf(Rc::new(b)))
     }
 
+    async fn copy_into(
+        &mut self,
+        src: &Buf,
+        dst: &Buf,
+        offset: u64,
+        words: u64,
+    ) -> Result<(), Diagnostic> {
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&src.0, 0, &dst.0, offset * 4, words * 4);
+        self.gpu.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
     async fn write(&mut self, buf: &Buf, offset: u64, words: &[u32]) -> Result<(), Diagnostic> {
         self.gpu.queue.write_buffer(&buf.0, offset * 4, &bytes(words));
         Ok(())

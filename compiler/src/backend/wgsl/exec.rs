@@ -53,6 +53,14 @@ pub trait Device {
     ) -> Result<Vec<u8>, Diagnostic>;
     /// A fresh buffer with the first `words` words of `src`.
     async fn copy(&mut self, src: &Self::Buf, words: u64) -> Result<Self::Buf, Diagnostic>;
+    /// Copy the first `words` words of `src` into `dst` from word `offset`.
+    async fn copy_into(
+        &mut self,
+        src: &Self::Buf,
+        dst: &Self::Buf,
+        offset: u64,
+        words: u64,
+    ) -> Result<(), Diagnostic>;
     async fn write(
         &mut self,
         buf: &Self::Buf,
@@ -598,6 +606,38 @@ impl<D: Device> Exec<'_, D> {
                 let off = self.flat_index(idx, &shape, *span)? * self.wpe(elem);
                 let w = words_of(self.prim(value, *span)?, self.wide, *span)?;
                 self.dev.write(&buf, off, &w).await?;
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
+            }
+            HostStm::UpdateRow { pat, arr, idx, value, in_place, span } => {
+                let (_, _, shape) = self.arr(*arr, *span)?;
+                let is = idx.iter().map(|a| self.int(a, *span)).collect::<R<Vec<_>>>()?;
+                if is.len() > shape.len() || is.iter().zip(&shape).any(|(&i, &d)| i < 0 || i >= d) {
+                    let shown: Vec<String> = is.iter().map(|i| i.to_string()).collect();
+                    let msg = format!(
+                        "index [{}] out of bounds for array of shape {}",
+                        shown.join(", "),
+                        shape_str(&shape)
+                    );
+                    return Err(rt(*span, msg));
+                }
+                let (src, _, row_shape) = self.arr(*value, *span)?;
+                if row_shape.as_slice() != &shape[is.len()..] {
+                    let msg = format!(
+                        "size mismatch: a row of shape {} written into an array of shape {}",
+                        shape_str(&row_shape),
+                        shape_str(&shape)
+                    );
+                    return Err(rt(*span, msg));
+                }
+                let (buf, elem, shape) = self.written(*arr, *in_place, *span).await?;
+                let row = elements(&row_shape, *span)? * self.wpe(elem);
+                let mut at = 0u64;
+                for (&i, &d) in is.iter().zip(&shape) {
+                    at = at * d as u64 + i as u64;
+                }
+                if row > 0 {
+                    self.dev.copy_into(&src, &buf, at * row, row).await?;
+                }
                 self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
             }
             HostStm::Launch { outs, shape, dispatch, tiled, span } => {

@@ -188,6 +188,9 @@ fn mentions(s: &HostStm, v: Var) -> bool {
         HostStm::UpdateElem { arr, idx, value, .. } => {
             *arr == v || idx.iter().any(atom) || atom(value)
         }
+        HostStm::UpdateRow { arr, idx, value, .. } => {
+            *arr == v || *value == v || idx.iter().any(atom)
+        }
         HostStm::If { cond, then_body, else_body, .. } => {
             atom(cond) || body(then_body) || body(else_body)
         }
@@ -525,7 +528,28 @@ impl HostGen<'_> {
                     span: s.span,
                 });
             }
-            // A slice or row update: a copy with the region replaced.
+            // A row (or block) at fixed indices: copied into place by the device.
+            Exp::Update { arr, idx, value: Atom::Var(value) }
+                if idx.iter().all(|i| matches!(i, DimIndex::Fix(_))) =>
+            {
+                let idx = idx
+                    .iter()
+                    .filter_map(|i| match i {
+                        DimIndex::Fix(a) => Some(*a),
+                        _ => None,
+                    })
+                    .collect();
+                let in_place = self.writes_in_place(p0()?.var, *arr);
+                out.push(HostStm::UpdateRow {
+                    pat: p0()?,
+                    arr: *arr,
+                    idx,
+                    value: *value,
+                    in_place,
+                    span: s.span,
+                });
+            }
+            // A slice update: a copy with the region replaced.
             Exp::Update { .. } => self.tabulate(s, out)?,
             Exp::If { cond: Atom::Var(c), then_body, else_body, .. } if self.rows.contains(c) => {
                 self.row_map(s, then_body, else_body, out)?

@@ -259,6 +259,17 @@ pub enum HostStm {
         in_place: bool,
         span: Span,
     },
+    /// `pat = arr with [idx] = value`, fewer indices than `arr` has dimensions: the row (or
+    /// block) `value` copied into place by the device, in `arr`'s buffer when `in_place` (as for
+    /// `UpdateElem`), else in a copy of it.
+    UpdateRow {
+        pat: Param,
+        arr: Var,
+        idx: Vec<Atom>,
+        value: Var,
+        in_place: bool,
+        span: Span,
+    },
     If {
         pat: Vec<Param>,
         cond: Atom,

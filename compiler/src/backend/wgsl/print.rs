@@ -183,6 +183,18 @@ impl Printer<'_> {
                         self.dispatch(write)
                     );
                 }
+                HostStm::UpdateRow { pat, arr, idx, value, in_place, .. } => {
+                    let idx: Vec<String> = idx.iter().map(|a| self.atom(a)).collect();
+                    let _ = writeln!(
+                        out,
+                        "{pad}let {} = {}{} with [{}] = {} (copied in)",
+                        self.param(pat),
+                        if *in_place { "" } else { "a copy of " },
+                        self.var(*arr),
+                        idx.join(", "),
+                        self.var(*value)
+                    );
+                }
                 HostStm::SplitReduce { pat, w, whole, parts, finish, .. } => {
                     let _ = writeln!(
                         out,

@@ -187,6 +187,13 @@ fn slice_updates_on_the_host_and_in_a_kernel() {
                map (\\r -> copy r with [0] = 7) a";
     let w = kernels(src);
     assert!(w.contains("var u"), "{w}");
+    // On the host, the row is copied into place by the device: no kernel.
+    let gp = gpu(src).unwrap();
+    let rows = host_stms(&gp)
+        .into_iter()
+        .filter(|s| matches!(s, HostStm::UpdateRow { idx, .. } if idx.len() == 1))
+        .count();
+    assert_eq!(rows, 1, "{}", show(&gp));
 }
 
 #[test]
