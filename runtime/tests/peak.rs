@@ -9,6 +9,14 @@ use ogham_runtime::Executor;
 const PROGRAM: &str = "
 entry double (xs: []f32) : []f32 = map (* 2) xs
 entry total (xs: []f32) : f32 = f32.sum (map (* 2) xs)
+entry chain [n] (xs: [n]f32) : [n]f32 =
+  let a = map (+ 1) xs
+  let b = map (\\x -> x * a[1]) a
+  let c = map (\\x -> x - b[2]) b
+  let d = map (\\x -> x * c[3]) c
+  let e = map (\\x -> x + d[4]) d
+  let f = map (\\x -> x * e[5]) e
+  in map (\\x -> x - f[6]) f
 ";
 
 const N: usize = 100_000;
@@ -83,4 +91,27 @@ fn gpu_peaks_count_live_array_buffers() {
     assert!((2 * BYTES..4 * BYTES).contains(&peak), "{peak}");
     // Everything was freed after the run: nothing is alive, so the next peak starts from zero.
     assert_eq!(gpu.take_peak_bytes(), 0);
+}
+
+/// Arrays are freed once nothing needs them: of a chain of seven arrays, each read only by the
+/// next, at most two are alive at once besides the argument.
+#[test]
+fn gpu_buffers_are_freed_after_their_last_use() {
+    let mut gpu = match ogham_runtime::gpu::Gpu::new() {
+        Ok(g) => g,
+        Err(d) => {
+            eprintln!("no GPU, not checked: {}", d.message);
+            return;
+        }
+    };
+    let c = driver::compile(PROGRAM).unwrap();
+    let loaded = gpu.load(ogham::backend::wgsl::compile(&c.ir).unwrap()).unwrap();
+    let args = input();
+    gpu.take_peak_bytes();
+    let got = gpu.run(&loaded, "chain", &args).unwrap();
+    let peak = gpu.take_peak_bytes();
+    let expected = driver::run_interp(&c, "chain", &args).unwrap();
+    assert_eq!(got, expected);
+    // Seven arrays are made; kept to the end they would take eight times the argument's bytes.
+    assert!(peak <= 3 * BYTES + (64 << 10), "{peak}");
 }

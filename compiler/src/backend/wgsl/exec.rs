@@ -272,7 +272,8 @@ pub async fn run_entry_packed<D: Device>(
             }
         });
     }
-    let mut ex = Exec { prog, dev, env: HashMap::new(), depth: 0, wide: prog.wide };
+    let mut ex =
+        Exec { prog, dev, env: HashMap::new(), dead: HashMap::new(), depth: 0, wide: prog.wide };
     let res = ex.call(ep.fun, vals, ep.span).await;
     let res = match res {
         Ok(r) => r,
@@ -337,6 +338,9 @@ struct Exec<'a, D: Device> {
     prog: &'a GpuProgram,
     dev: &'a mut D,
     env: HashMap<Var, HVal<D::Buf>>,
+    /// Per body of `prog` (by address), the variables to drop after each statement
+    /// (`host::dead_after`): an array's buffer is freed once nothing needs it.
+    dead: HashMap<*const HostBody, std::rc::Rc<Vec<Vec<Var>>>>,
     depth: usize,
     /// `prog.wide`: 64-bit integers take two words.
     wide: bool,
@@ -406,8 +410,20 @@ impl<D: Device> Exec<'_, D> {
 
     fn body<'f>(&'f mut self, b: &'f HostBody) -> BoxFut<'f, Vec<HVal<D::Buf>>> {
         Box::pin(async move {
-            for s in &b.stms {
+            let key = b as *const HostBody;
+            let dead = match self.dead.get(&key) {
+                Some(d) => d.clone(),
+                None => {
+                    let d = std::rc::Rc::new(super::host::dead_after(b));
+                    self.dead.insert(key, d.clone());
+                    d
+                }
+            };
+            for (s, gone) in b.stms.iter().zip(dead.iter()) {
                 self.stm(s).await?;
+                for v in gone {
+                    self.env.remove(v);
+                }
             }
             b.result.iter().map(|a| self.atom(a, Span::DUMMY)).collect()
         })

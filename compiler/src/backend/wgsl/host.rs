@@ -143,6 +143,48 @@ fn owned(body: &ir::Body, in_place: &HashSet<Var>) -> HashSet<Var> {
     }
 }
 
+/// The arrays (and scalars) a host statement binds.
+pub(super) fn bound(s: &HostStm) -> Vec<Var> {
+    let one = |p: &ir::Param| vec![p.var];
+    let all = |ps: &[ir::Param]| ps.iter().map(|p| p.var).collect();
+    match s {
+        HostStm::Scalar(st) => all(&st.pat),
+        HostStm::Launch { outs, .. }
+        | HostStm::SegReduce { outs, .. }
+        | HostStm::RowMap { outs, .. } => all(outs),
+        HostStm::Reduce { pat, .. }
+        | HostStm::Scan { pat, .. }
+        | HostStm::If { pat, .. }
+        | HostStm::Loop { pat, .. }
+        | HostStm::Call { pat, .. } => all(pat),
+        HostStm::Hist { pat, .. }
+        | HostStm::SplitReduce { pat, .. }
+        | HostStm::ReadElem { pat, .. }
+        | HostStm::Reshape { pat, .. }
+        | HostStm::Alias { pat, .. }
+        | HostStm::Scatter { pat, .. }
+        | HostStm::Copy { pat, .. }
+        | HostStm::UpdateElem { pat, .. }
+        | HostStm::UpdateRow { pat, .. } => one(pat),
+    }
+}
+
+/// For each statement of `b`, the variables bound in `b` that nothing after it (nor `b`'s
+/// result) names: the executor drops them there, so a buffer lives only while it is needed.
+pub(super) fn dead_after(b: &HostBody) -> Vec<Vec<Var>> {
+    let mut out = vec![Vec::new(); b.stms.len()];
+    for (k, s) in b.stms.iter().enumerate() {
+        for v in bound(s) {
+            if b.result.contains(&Atom::Var(v)) {
+                continue;
+            }
+            let last = (k + 1..b.stms.len()).rev().find(|&j| mentions(&b.stms[j], v)).unwrap_or(k);
+            out[last].push(v);
+        }
+    }
+    out
+}
+
 /// Whether a host statement (or a body nested in it) names `v`.
 fn mentions(s: &HostStm, v: Var) -> bool {
     let atom = |a: &Atom| *a == Atom::Var(v);
