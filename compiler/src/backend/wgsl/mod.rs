@@ -419,6 +419,8 @@ fn generate(
     // `opt::summed_rows_as_histograms`).
     crate::opt::summed_histograms_as_one(&mut prog);
     crate::opt::summed_rows_as_histograms(&mut prog);
+    // A map's repeated results are stored once (`opt::repeated_results_once`).
+    crate::opt::repeated_results_once(&mut prog);
     let mut gp = match host::generate(&prog, wide) {
         Ok(gp) => gp,
         Err(d) if prog.entries.len() > 1 => {
