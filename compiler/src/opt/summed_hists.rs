@@ -32,30 +32,41 @@ use crate::prim::{IntType, PrimType};
 
 /// Rewrite every sum of histograms in `prog` (see the module's comment); whether any was.
 pub fn summed_histograms_as_one(prog: &mut Program) -> bool {
+    every_body(prog, &mut |b, names| find(b).map(|m| apply(b, m, names)).is_some())
+}
+
+/// Apply `once` to every body of `prog`, innermost first, until it rewrites nothing more there
+/// (it returns whether it rewrote something); then remove what the rewrites left dead (the
+/// histograms, bins and reshapes inside the maps). Whether anything changed.
+pub(super) fn every_body(
+    prog: &mut Program,
+    once: &mut impl FnMut(&mut Body, &mut Vec<String>) -> bool,
+) -> bool {
+    fn body(
+        b: &mut Body,
+        names: &mut Vec<String>,
+        once: &mut impl FnMut(&mut Body, &mut Vec<String>) -> bool,
+    ) -> bool {
+        let mut changed = false;
+        for s in &mut b.stms {
+            crate::ir::lower::rewrite::for_each_body_mut(&mut s.exp, &mut |b| {
+                changed |= body(b, names, once);
+            });
+        }
+        while once(b, names) {
+            changed = true;
+        }
+        changed
+    }
     let mut names = std::mem::take(&mut prog.names);
     let mut changed = false;
     for f in &mut prog.funs {
-        if body(&mut f.body, &mut names) {
-            // The histograms, their bins and their reshapes left inside the maps are dead.
+        if body(&mut f.body, &mut names, once) {
             crate::ir::lower::dce(&mut f.body);
             changed = true;
         }
     }
     prog.names = names;
-    changed
-}
-
-fn body(b: &mut Body, names: &mut Vec<String>) -> bool {
-    let mut changed = false;
-    for s in &mut b.stms {
-        crate::ir::lower::rewrite::for_each_body_mut(&mut s.exp, &mut |b| {
-            changed |= body(b, names);
-        });
-    }
-    while let Some(m) = find(b) {
-        apply(b, m, names);
-        changed = true;
-    }
     changed
 }
 

@@ -21,39 +21,14 @@
 
 use std::collections::HashMap;
 
-use super::summed_hists::{dim_atom, fresh, product, replicated, shape, summed, uses};
+use super::summed_hists::{dim_atom, every_body, fresh, product, replicated, shape, summed, uses};
 use crate::ir::operators::elementwise;
 use crate::ir::*;
 use crate::prim::{IntType, PrimType, PrimValue};
 
 /// Rewrite every sum of one-row arrays in `prog` (see the module's comment); whether any was.
 pub fn summed_rows_as_histograms(prog: &mut Program) -> bool {
-    let mut names = std::mem::take(&mut prog.names);
-    let mut changed = false;
-    for f in &mut prog.funs {
-        if body(&mut f.body, &mut names) {
-            crate::ir::lower::dce(&mut f.body);
-            changed = true;
-        }
-    }
-    prog.names = names;
-    changed
-}
-
-fn body(b: &mut Body, names: &mut Vec<String>) -> bool {
-    let mut changed = false;
-    for s in &mut b.stms {
-        crate::ir::lower::rewrite::for_each_body_mut(&mut s.exp, &mut |b| {
-            changed |= body(b, names);
-        });
-    }
-    while let Some(m) = find(b) {
-        if !apply(b, m, names) {
-            break;
-        }
-        changed = true;
-    }
-    changed
+    every_body(prog, &mut |b, names| find(b).is_some_and(|m| apply(b, m, names)))
 }
 
 /// Where the one row is set: an update of the neutral array, as the function's result or as

@@ -143,6 +143,16 @@ fn owned(body: &ir::Body, in_place: &HashSet<Var>) -> HashSet<Var> {
     }
 }
 
+/// The indices, when every one is fixed (no slices).
+fn fixed(idx: &[DimIndex]) -> Option<Vec<Atom>> {
+    idx.iter()
+        .map(|i| match i {
+            DimIndex::Fix(a) => Some(*a),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The arrays (and scalars) a host statement binds.
 pub(super) fn bound(s: &HostStm) -> Vec<Var> {
     let one = |p: &ir::Param| vec![p.var];
@@ -530,16 +540,8 @@ impl HostGen<'_> {
             Exp::Select(..) => {
                 return Err(unsupported(s.span, "selecting between arrays on the host"))
             }
-            Exp::Index { arr, idx }
-                if all_scalar && idx.iter().all(|i| matches!(i, DimIndex::Fix(_))) =>
-            {
-                let idx = idx
-                    .iter()
-                    .filter_map(|i| match i {
-                        DimIndex::Fix(a) => Some(*a),
-                        _ => None,
-                    })
-                    .collect();
+            Exp::Index { arr, idx } if all_scalar && fixed(idx).is_some() => {
+                let idx = fixed(idx).unwrap_or_default();
                 out.push(HostStm::ReadElem { pat: p0()?, arr: *arr, idx, span: s.span });
             }
             // A fused map's result is read flattened where the histogram reads it.
@@ -550,16 +552,10 @@ impl HostGen<'_> {
                 out.push(HostStm::Reshape { pat: p0()?, arr: *arr, span: s.span })
             }
             Exp::Update { arr, idx, value }
-                if idx.iter().all(|i| matches!(i, DimIndex::Fix(_)))
+                if fixed(idx).is_some()
                     && matches!(self.types.get(arr), Some(t) if t.rank() == idx.len()) =>
             {
-                let idx = idx
-                    .iter()
-                    .filter_map(|i| match i {
-                        DimIndex::Fix(a) => Some(*a),
-                        _ => None,
-                    })
-                    .collect();
+                let idx = fixed(idx).unwrap_or_default();
                 let in_place = self.writes_in_place(p0()?.var, *arr);
                 out.push(HostStm::UpdateElem {
                     pat: p0()?,
@@ -571,16 +567,8 @@ impl HostGen<'_> {
                 });
             }
             // A row (or block) at fixed indices: copied into place by the device.
-            Exp::Update { arr, idx, value: Atom::Var(value) }
-                if idx.iter().all(|i| matches!(i, DimIndex::Fix(_))) =>
-            {
-                let idx = idx
-                    .iter()
-                    .filter_map(|i| match i {
-                        DimIndex::Fix(a) => Some(*a),
-                        _ => None,
-                    })
-                    .collect();
+            Exp::Update { arr, idx, value: Atom::Var(value) } if fixed(idx).is_some() => {
+                let idx = fixed(idx).unwrap_or_default();
                 let in_place = self.writes_in_place(p0()?.var, *arr);
                 out.push(HostStm::UpdateRow {
                     pat: p0()?,
