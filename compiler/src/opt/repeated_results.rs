@@ -59,8 +59,7 @@ fn body(b: &mut Body) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::ir::print::print_program;
-    use crate::opt::testing::{compile, run};
+    use crate::opt::testing::rewritten_by;
 
     /// The MLP's hidden layer: the bias's adjoint is the pre-activation's, returned by the
     /// inner map twice and by the outer map as two `[n][h]` arrays; once each now.
@@ -73,16 +72,10 @@ mod tests {
             f32.sum (map (\\x -> f32.sum (map2 (\\a c -> f32.tanh (a + c)) (matvec w x) b)) xs)
           entry main [n][i][h] (xs: [n][i]f32) (w: [h][i]f32) (b: [h]f32) =
             vjp (\\(w, b) -> loss xs (w, b)) (w, b) 1";
-        let (mut c, before) = compile(src);
-        let args =
-            "[[1f32, 2f32], [0.5f32, -1f32], [0f32, 3f32]] [[0.1f32, 0.2f32], [-0.3f32, 0.4f32]] \
-                    [0.5f32, -0.5f32]";
-        let expected = run(&c, "main", args).unwrap_or_else(|e| panic!("{e}\n{before}"));
-        c.ir = crate::opt::for_backends(&c.ir);
-        assert!(super::repeated_results_once(&mut c.ir), "{before}");
-        crate::ir::validate::validate(&c.ir).expect("valid IR");
-        let after = print_program(&c.ir);
-        assert_eq!(run(&c, "main", args).as_ref(), Ok(&expected), "{after}");
+        let args = "[[1f32, 2f32], [0.5f32, -1f32], [0f32, 3f32]] \
+                    [[0.1f32, 0.2f32], [-0.3f32, 0.4f32]] [0.5f32, -0.5f32]";
+        let (after, expected, got) = rewritten_by(src, "main", args, super::repeated_results_once);
+        assert_eq!(got.as_ref(), Ok(&expected), "{after}");
         assert!(
             !after.lines().any(|l| l.trim_start().starts_with("in (") && {
                 let items: Vec<&str> =

@@ -340,18 +340,10 @@ fn type_in(lam: &Lambda, v: Var) -> Option<Type> {
 #[cfg(test)]
 mod tests {
     use crate::ir::print::print_program;
-    use crate::opt::testing::{compile, run};
+    use crate::opt::testing::compile;
 
-    /// The program as the GPU backend gets it, validated, as text; and its results on `args`
-    /// before and after.
     fn rewritten(src: &str, entry: &str, args: &str) -> (String, String, Result<String, String>) {
-        let (mut c, before) = compile(src);
-        let expected = run(&c, entry, args).unwrap_or_else(|e| panic!("{e}\n{before}"));
-        c.ir = crate::opt::for_backends(&c.ir);
-        assert!(super::summed_histograms_as_one(&mut c.ir), "nothing rewritten:\n{before}");
-        crate::ir::validate::validate(&c.ir).expect("valid IR");
-        let after = print_program(&c.ir);
-        (after, expected, run(&c, entry, args))
+        crate::opt::testing::rewritten_by(src, entry, args, super::summed_histograms_as_one)
     }
 
     /// n-body's potential: `ms` and `ps` are read at `i` and `j` for every pair.

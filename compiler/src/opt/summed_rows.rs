@@ -327,16 +327,8 @@ mod tests {
     use crate::ir::print::print_program;
     use crate::opt::testing::{compile, run};
 
-    /// The program as the GPU backend gets it, validated, as text; and its results on `args`
-    /// before and after.
     fn rewritten(src: &str, entry: &str, args: &str) -> (String, String, Result<String, String>) {
-        let (mut c, before) = compile(src);
-        let expected = run(&c, entry, args).unwrap_or_else(|e| panic!("{e}\n{before}"));
-        c.ir = crate::opt::for_backends(&c.ir);
-        assert!(super::summed_rows_as_histograms(&mut c.ir), "nothing rewritten:\n{before}");
-        crate::ir::validate::validate(&c.ir).expect("valid IR");
-        let after = print_program(&c.ir);
-        (after, expected, run(&c, entry, args))
+        crate::opt::testing::rewritten_by(src, entry, args, super::summed_rows_as_histograms)
     }
 
     /// k-means' cost: each point's adjoint of the centers is one-hot, its nearest center's row.

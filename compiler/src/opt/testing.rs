@@ -21,3 +21,21 @@ pub fn run(c: &driver::Compiled, entry: &str, args: &str) -> Result<String, Stri
         .map(|vs| vs.iter().map(format_value).collect::<Vec<_>>().join(" "))
         .map_err(|d| d.message)
 }
+
+/// `src` compiled and made what the backends compile (`opt::for_backends`), then rewritten by
+/// `pass`, which must change it: the IR after, validated, as text; the results of `entry` on
+/// `args` before; and after.
+pub fn rewritten_by(
+    src: &str,
+    entry: &str,
+    args: &str,
+    pass: impl Fn(&mut crate::ir::Program) -> bool,
+) -> (String, String, Result<String, String>) {
+    let (mut c, before) = compile(src);
+    let expected = run(&c, entry, args).unwrap_or_else(|e| panic!("{e}\n{before}"));
+    c.ir = crate::opt::for_backends(&c.ir);
+    assert!(pass(&mut c.ir), "nothing rewritten:\n{before}");
+    crate::ir::validate::validate(&c.ir).expect("valid IR");
+    let after = crate::ir::print::print_program(&c.ir);
+    (after, expected, run(&c, entry, args))
+}
