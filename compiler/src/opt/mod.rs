@@ -8,7 +8,9 @@
 //! `simplify` also turns dead fixed-index reads and updates into their bounds checks, and
 //! elements of replicates into their values (checks.rs), removes copies that nothing updates in
 //! place (copies.rs), and binds the parameters of maps over replicated scalars to the scalars
-//! (replicated.rs).
+//! (replicated.rs). The GPU backend alone runs three more after `for_backends`: sums over a map
+//! of histograms, or of arrays with one row set, become one histogram (summed_hists.rs,
+//! summed_rows.rs), and a map's repeated results are returned once (repeated_results.rs).
 
 use crate::ir::*;
 

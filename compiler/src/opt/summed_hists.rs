@@ -89,15 +89,19 @@ struct Match {
 }
 
 fn find(b: &Body) -> Option<Match> {
-    for (k, s) in b.stms.iter().enumerate() {
-        let Exp::Map { w, lam, .. } = &s.exp else { continue };
-        for (r, p) in s.pat.iter().enumerate() {
-            if let Some(m) = matched(b, k, *w, lam, r, p.var) {
-                return Some(m);
-            }
-        }
-    }
-    None
+    in_maps(b, |k, w, lam, r, p| matched(b, k, w, lam, r, p.var))
+}
+
+/// The first match `f` finds at a map's result in `b`: `f` gets the map's statement, width and
+/// function, and the result's index and parameter.
+pub(super) fn in_maps<M>(
+    b: &Body,
+    f: impl Fn(usize, Atom, &Lambda, usize, &Param) -> Option<M>,
+) -> Option<M> {
+    b.stms.iter().enumerate().find_map(|(k, s)| match &s.exp {
+        Exp::Map { w, lam, .. } => s.pat.iter().enumerate().find_map(|(r, p)| f(k, *w, lam, r, p)),
+        _ => None,
+    })
 }
 
 /// Statement `k` of `b`, a map with function `lam`, whose result `r`, `h`, is summed (see the

@@ -21,7 +21,9 @@
 
 use std::collections::HashMap;
 
-use super::summed_hists::{dim_atom, every_body, fresh, product, replicated, shape, summed, uses};
+use super::summed_hists::{
+    dim_atom, every_body, fresh, in_maps, product, replicated, shape, summed, uses,
+};
 use crate::ir::operators::elementwise;
 use crate::ir::*;
 use crate::prim::{IntType, PrimType, PrimValue};
@@ -52,18 +54,7 @@ struct Match {
 }
 
 fn find(b: &Body) -> Option<Match> {
-    for (k, s) in b.stms.iter().enumerate() {
-        let Exp::Map { w, lam, .. } = &s.exp else { continue };
-        for (r, p) in s.pat.iter().enumerate() {
-            if p.ty.rank() != 3 {
-                continue;
-            }
-            if let Some(m) = matched(b, k, *w, lam, r, p.var) {
-                return Some(m);
-            }
-        }
-    }
-    None
+    in_maps(b, |k, w, lam, r, p| (p.ty.rank() == 3).then(|| matched(b, k, w, lam, r, p.var))?)
 }
 
 /// The statement of `b` binding `v`.

@@ -481,9 +481,12 @@ impl<D: Device> Exec<'_, D> {
         }
     }
 
+    /// The row-major position of fixed indices into the leading dimensions of an array of
+    /// `shape` (an element's with every dimension indexed; else a row's, counted in rows), or
+    /// the interpreter's error for an index out of bounds.
     fn flat_index(&self, idx: &[Atom], shape: &[i64], span: Span) -> R<u64> {
         let is = idx.iter().map(|a| self.int(a, span)).collect::<R<Vec<_>>>()?;
-        if is.iter().zip(shape).any(|(&i, &d)| i < 0 || i >= d) || is.len() != shape.len() {
+        if is.iter().zip(shape).any(|(&i, &d)| i < 0 || i >= d) || is.len() > shape.len() {
             let shown: Vec<String> = is.iter().map(|i| i.to_string()).collect();
             return Err(rt(
                 span,
@@ -626,18 +629,9 @@ impl<D: Device> Exec<'_, D> {
             }
             HostStm::UpdateRow { pat, arr, idx, value, in_place, span } => {
                 let (_, _, shape) = self.arr(*arr, *span)?;
-                let is = idx.iter().map(|a| self.int(a, *span)).collect::<R<Vec<_>>>()?;
-                if is.len() > shape.len() || is.iter().zip(&shape).any(|(&i, &d)| i < 0 || i >= d) {
-                    let shown: Vec<String> = is.iter().map(|i| i.to_string()).collect();
-                    let msg = format!(
-                        "index [{}] out of bounds for array of shape {}",
-                        shown.join(", "),
-                        shape_str(&shape)
-                    );
-                    return Err(rt(*span, msg));
-                }
+                let at = self.flat_index(idx, &shape, *span)?;
                 let (src, _, row_shape) = self.arr(*value, *span)?;
-                if row_shape.as_slice() != &shape[is.len()..] {
+                if row_shape.as_slice() != &shape[idx.len()..] {
                     let msg = format!(
                         "size mismatch: a row of shape {} written into an array of shape {}",
                         shape_str(&row_shape),
@@ -647,10 +641,6 @@ impl<D: Device> Exec<'_, D> {
                 }
                 let (buf, elem, shape) = self.written(*arr, *in_place, *span).await?;
                 let row = elements(&row_shape, *span)? * self.wpe(elem);
-                let mut at = 0u64;
-                for (&i, &d) in is.iter().zip(&shape) {
-                    at = at * d as u64 + i as u64;
-                }
                 if row > 0 {
                     self.dev.copy_into(&src, &buf, at * row, row).await?;
                 }

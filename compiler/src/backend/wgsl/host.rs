@@ -551,32 +551,21 @@ impl HostGen<'_> {
             Exp::Reshape { arr, .. } => {
                 out.push(HostStm::Reshape { pat: p0()?, arr: *arr, span: s.span })
             }
-            Exp::Update { arr, idx, value }
-                if fixed(idx).is_some()
-                    && matches!(self.types.get(arr), Some(t) if t.rank() == idx.len()) =>
-            {
+            // An element, or a row (or block) that the device copies into place, at fixed
+            // indices.
+            Exp::Update { arr, idx, value } if fixed(idx).is_some() => {
+                let element = matches!(self.types.get(arr), Some(t) if t.rank() == idx.len());
+                let (pat, arr, span) = (p0()?, *arr, s.span);
+                let in_place = self.writes_in_place(pat.var, arr);
                 let idx = fixed(idx).unwrap_or_default();
-                let in_place = self.writes_in_place(p0()?.var, *arr);
-                out.push(HostStm::UpdateElem {
-                    pat: p0()?,
-                    arr: *arr,
-                    idx,
-                    value: *value,
-                    in_place,
-                    span: s.span,
-                });
-            }
-            // A row (or block) at fixed indices: copied into place by the device.
-            Exp::Update { arr, idx, value: Atom::Var(value) } if fixed(idx).is_some() => {
-                let idx = fixed(idx).unwrap_or_default();
-                let in_place = self.writes_in_place(p0()?.var, *arr);
-                out.push(HostStm::UpdateRow {
-                    pat: p0()?,
-                    arr: *arr,
-                    idx,
-                    value: *value,
-                    in_place,
-                    span: s.span,
+                out.push(match value {
+                    _ if element => {
+                        HostStm::UpdateElem { pat, arr, idx, value: *value, in_place, span }
+                    }
+                    Atom::Var(value) => {
+                        HostStm::UpdateRow { pat, arr, idx, value: *value, in_place, span }
+                    }
+                    Atom::Const(_) => return Err(internal(span, "a row update of a scalar")),
                 });
             }
             // A slice update: a copy with the region replaced.
