@@ -23,6 +23,10 @@ pub struct Args {
     /// Type-check without AUTOMAP (every map and rep must be explicit).
     #[arg(long)]
     no_automap: bool,
+    /// Compute every `f64` as `f32`, as WebGPU needs: the program's types, operations and
+    /// constants, and the `f64` values passed in (rounded to `f32`).
+    #[arg(long)]
+    f64_as_f32: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -34,7 +38,8 @@ pub fn main(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let compiled = match driver::compile_with(&src, !args.no_automap) {
+    let opts = driver::CompileOptions { automap: !args.no_automap, f64_as_f32: args.f64_as_f32 };
+    let compiled = match driver::compile_with(&src, &opts) {
         Ok(c) => c,
         Err(diags) => {
             eprint!("{}", render_all(&diags, &name, &src));
@@ -53,6 +58,7 @@ pub fn main(args: &Args) -> ExitCode {
         input
     };
     let values = match parse_values(&input) {
+        Ok(v) if args.f64_as_f32 => v.iter().map(ogham::value::Value::f64_as_f32).collect(),
         Ok(v) => v,
         Err(d) => {
             eprint!("{}", d.render("<stdin>", &input));

@@ -26,6 +26,10 @@ pub struct Args {
     /// For `ad` and `opt`: the forward-mode derivative (jvp) of each entry point, or of `-e ENTRY`.
     #[arg(long)]
     jvp: bool,
+    /// From `ir` on: compute every `f64` as `f32`, as WebGPU needs (its types, operations and
+    /// constants).
+    #[arg(long)]
+    f64_as_f32: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -51,8 +55,12 @@ pub fn main(args: &Args) -> ExitCode {
         (_, true) => Some(AdMode::Jvp),
         _ => None,
     };
-    let opts =
-        driver::ShowOptions { automap: !args.no_automap, entry: args.entry.clone(), derivative };
+    let opts = driver::ShowOptions {
+        automap: !args.no_automap,
+        entry: args.entry.clone(),
+        derivative,
+        f64_as_f32: args.f64_as_f32,
+    };
     let shown = driver::show_with(stage, &src, &opts);
     match shown {
         Ok(text) => {

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ogham::driver::Interp;
+use ogham::driver::{CompileOptions, Interp};
 use ogham::testspec::compare::DEFAULT_TOLERANCE;
 use ogham::testspec::markdown;
 use ogham::testspec::run::{run_file, Backend, CaseReport, FileReport, Options, Status};
@@ -31,6 +31,11 @@ pub struct Args {
     /// Type-check without AUTOMAP (every map and rep must be explicit).
     #[arg(long)]
     no_automap: bool,
+    /// Compute every `f64` as `f32`, as WebGPU needs: the programs' types, operations and
+    /// constants, and the `f64` inputs and expected values (rounded to `f32`; the comparison
+    /// keeps its tolerance).
+    #[arg(long)]
+    f64_as_f32: bool,
 }
 
 pub fn main(args: &Args) -> ExitCode {
@@ -48,21 +53,29 @@ pub fn main(args: &Args) -> ExitCode {
         let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         crate::outln!("no .fut or .md files found in {}", paths.join(", "));
     }
-    let opts = Options { seed: args.seed, tolerance: DEFAULT_TOLERANCE };
+    let opts =
+        Options { seed: args.seed, tolerance: DEFAULT_TOLERANCE, f64_as_f32: args.f64_as_f32 };
+    let compile = CompileOptions { automap: !args.no_automap, f64_as_f32: args.f64_as_f32 };
     // One wasm engine (or GPU device) for the whole run.
     let mut wasm = None;
     let mut gpu = None;
     match args.backend {
         BackendKind::Interp => {}
         BackendKind::Wasm => match ogham_runtime::WasmBackend::new() {
-            Ok(b) => wasm = Some(b),
+            Ok(mut b) => {
+                b.compile = compile;
+                wasm = Some(b)
+            }
             Err(d) => {
                 crate::outln!("FAIL cannot start the wasm runtime: {}", d.message);
                 return ExitCode::FAILURE;
             }
         },
         BackendKind::Gpu => match ogham_runtime::gpu::GpuBackend::new() {
-            Ok(b) => gpu = Some(b),
+            Ok(mut b) => {
+                b.compile = compile;
+                gpu = Some(b)
+            }
             Err(d) => {
                 crate::outln!("FAIL cannot start the GPU backend: {}", d.message);
                 for h in &d.hints {
@@ -79,7 +92,7 @@ pub fn main(args: &Args) -> ExitCode {
         } else if let Some(b) = gpu.as_mut() {
             test_file(name, file, &opts, b)
         } else {
-            test_file(name, file, &opts, &mut Interp { no_automap: args.no_automap })
+            test_file(name, file, &opts, &mut Interp { opts: compile })
         };
         if gpu.is_some() {
             skip_gpu_limits(&mut report, &mut reasons);

@@ -137,3 +137,44 @@ fn a_reader_that_stops_early_is_not_an_error() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(status.success(), "{status:?}: {err}");
 }
+
+/// `--f64-as-f32`: an f64 program computes in f32 on every command, its f64 inputs and expected
+/// values rounded; tests that need f64 precision are skipped with the reason; bit
+/// reinterpretation is an error at its use.
+#[test]
+fn f64_as_f32_demotes_programs_and_values() {
+    let dir = scratch("f64-as-f32");
+    write(
+        &dir,
+        "norm.fut",
+        "-- ==
+-- input { [3.0, 4.0] } output { 5.0 }
+entry main (xs: []f64) : f64 = f64.sqrt (f64.sum (map (\\x -> x * x) xs))
+-- ==
+-- tags { needs_f64 }
+-- entry: tiny
+-- input { 1.0 } output { true }
+entry tiny (x: f64) : bool = (x + 1e-12) - x > 0
+",
+    );
+    for backend in ["interp", "wasm"] {
+        let out =
+            ogham(&dir, &["run", "norm.fut", "--f64-as-f32", "--backend", backend], "[1.0, 2.0]");
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.stdout, "2.236068f32\n", "{backend}");
+        let out = ogham(&dir, &["test", "norm.fut", "--f64-as-f32", "--backend", backend], "");
+        assert_eq!(out.code, 0, "{}", out.stdout);
+        assert!(out.stdout.ends_with("1 passed, 0 failed, 1 skipped\n"), "{}", out.stdout);
+    }
+    // Without it, the f64 tolerance-free test passes too.
+    let out = ogham(&dir, &["test", "norm.fut"], "");
+    assert!(out.stdout.ends_with("2 passed, 0 failed, 0 skipped\n"), "{}", out.stdout);
+    let out = ogham(&dir, &["show", "ir", "norm.fut", "--f64-as-f32"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("f32.sqrt") && !out.stdout.contains("f64"), "{}", out.stdout);
+    write(&dir, "bits.fut", "entry main (x: f64) : u64 =\n  f64.to_bits x\n");
+    let out = ogham(&dir, &["run", "bits.fut", "--f64-as-f32"], "1.0");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("`f64.to_bits` cannot be computed in f32"), "{}", out.stderr);
+    assert!(out.stderr.contains("bits.fut:2:"), "{}", out.stderr);
+}

@@ -15,17 +15,36 @@ pub struct Compiled {
     pub ir: ir::Program,
 }
 
-/// Parse, check and lower a program to the core IR.
-pub fn compile(src: &str) -> Result<Compiled, Vec<Diagnostic>> {
-    compile_with(src, true)
+/// What a compilation can vary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Type-check with AUTOMAP (off: `--no-automap`, every map and rep must be explicit).
+    pub automap: bool,
+    /// Compute every `f64` as `f32` (`--f64-as-f32`, for WebGPU; see [`ir::demote`]). The IR is
+    /// demoted; the AST and the checked program keep the types as written.
+    pub f64_as_f32: bool,
 }
 
-/// [`compile`], with AUTOMAP on or off (`--no-automap`).
-pub fn compile_with(src: &str, automap: bool) -> Result<Compiled, Vec<Diagnostic>> {
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions { automap: true, f64_as_f32: false }
+    }
+}
+
+/// Parse, check and lower a program to the core IR.
+pub fn compile(src: &str) -> Result<Compiled, Vec<Diagnostic>> {
+    compile_with(src, &CompileOptions::default())
+}
+
+/// [`compile`], with options.
+pub fn compile_with(src: &str, opts: &CompileOptions) -> Result<Compiled, Vec<Diagnostic>> {
     let ast = syntax::parse(src)?;
-    let checked = types::check_with(&ast, automap)?;
+    let checked = types::check_with(&ast, opts.automap)?;
     let ir = ir::lower::lower(&checked)?;
-    let ir = crate::ad::differentiate(&ir).map_err(|d| vec![d])?;
+    let mut ir = crate::ad::differentiate(&ir).map_err(|d| vec![d])?;
+    if opts.f64_as_f32 {
+        ir = ir::demote::f64_as_f32(&ir).map_err(|d| vec![d])?;
+    }
     Ok(Compiled { ast, checked, ir })
 }
 
@@ -159,17 +178,20 @@ pub struct ShowOptions {
     /// For `ad`: instead of the program as written, the derivative of each entry point (or of
     /// `entry`) with respect to all of its parameters, in this mode.
     pub derivative: Option<AdMode>,
+    /// From `ir` on: every `f64` computed as `f32` (`--f64-as-f32`).
+    pub f64_as_f32: bool,
 }
 
 impl Default for ShowOptions {
     fn default() -> Self {
-        ShowOptions { automap: true, entry: None, derivative: None }
+        ShowOptions { automap: true, entry: None, derivative: None, f64_as_f32: false }
     }
 }
 
 /// [`show`] with options.
 pub fn show_with(stage: Stage, src: &str, opts: &ShowOptions) -> Result<String, Vec<Diagnostic>> {
     let automap = opts.automap;
+    let copts = CompileOptions { automap, f64_as_f32: opts.f64_as_f32 };
     match stage {
         Stage::Parse => show_parse(src),
         Stage::Types => {
@@ -189,7 +211,10 @@ pub fn show_with(stage: Stage, src: &str, opts: &ShowOptions) -> Result<String, 
         Stage::Ir => {
             let ast = syntax::parse(src)?;
             let checked = types::check_with(&ast, automap)?;
-            let ir = ir::lower::lower(&checked)?;
+            let mut ir = ir::lower::lower(&checked)?;
+            if opts.f64_as_f32 {
+                ir = ir::demote::f64_as_f32(&ir).map_err(|d| vec![d])?;
+            }
             Ok(ir::print::print_program(&ir))
         }
         Stage::Ad | Stage::Opt => {
@@ -198,10 +223,10 @@ pub fn show_with(stage: Stage, src: &str, opts: &ShowOptions) -> Result<String, 
                 Stage::Opt => crate::opt::for_backends(p),
                 _ => p.clone(),
             };
-            let compiled = compile_with(src, automap)?;
+            let compiled = compile_with(src, &copts)?;
             if let Some(mode) = opts.derivative {
                 let only = opts.entry.as_deref();
-                return show_derivatives(src, &compiled.ir, automap, mode, only, finish);
+                return show_derivatives(src, &compiled.ir, &copts, mode, only, finish);
             }
             let Some(entry) = &opts.entry else {
                 return Ok(ir::print::print_program(&finish(&compiled.ir)));
@@ -212,12 +237,12 @@ pub fn show_with(stage: Stage, src: &str, opts: &ShowOptions) -> Result<String, 
             }
         }
         Stage::Wgsl => {
-            let compiled = compile_with(src, automap)?;
+            let compiled = compile_with(src, &copts)?;
             let gp = crate::backend::wgsl::compile(&compiled.ir)?;
             Ok(crate::backend::wgsl::show(&gp))
         }
         Stage::Wat => {
-            let compiled = compile_with(src, automap)?;
+            let compiled = compile_with(src, &copts)?;
             let m = crate::backend::wasm::compile(&compiled.ir, &Default::default())?;
             crate::backend::wasm::to_wat(&m.bytes).map_err(|e| {
                 vec![Diagnostic::new(Phase::Lower, Span::DUMMY, format!("internal error: {e}"))]
@@ -242,11 +267,11 @@ fn unknown_entry(entry: &str) -> Diagnostic {
 
 /// The `mode` derivative of every entry point of `src` (or only of `only`) with respect to all of
 /// its parameters. `base` is `src` compiled; all the generated entry points are checked and
-/// differentiated together, in one more compilation of the program.
+/// differentiated together, in one more compilation of the program (with `opts`).
 pub fn entry_derivatives(
     src: &str,
     base: &ir::Program,
-    automap: bool,
+    opts: &CompileOptions,
     mode: AdMode,
     only: Option<&str>,
 ) -> Result<Vec<EntryDerivative>, Vec<Diagnostic>> {
@@ -258,6 +283,14 @@ pub fn entry_derivatives(
     let word = match mode {
         AdMode::Jvp => "jvp",
         AdMode::Vjp => "vjp",
+    };
+    // The generated entry points are source: they name the types as written, not demoted.
+    let written;
+    let base = if opts.f64_as_f32 {
+        written = compile_with(src, &CompileOptions { f64_as_f32: false, ..*opts })?.ir;
+        &written
+    } else {
+        base
     };
     let mut out = Vec::new();
     let mut wrapped = format!("{src}\n");
@@ -273,7 +306,7 @@ pub fn entry_derivatives(
         };
         out.push(EntryDerivative { entry: e.name.clone(), name, program });
     }
-    let compiled = compile_with(&wrapped, automap);
+    let compiled = compile_with(&wrapped, opts);
     for d in out.iter_mut().filter(|d| d.program.is_ok()) {
         d.program = match &compiled {
             Ok(c) => crate::ad::restrict_to_entry(&c.ir, &d.name)
@@ -287,12 +320,12 @@ pub fn entry_derivatives(
 fn show_derivatives(
     src: &str,
     base: &ir::Program,
-    automap: bool,
+    opts: &CompileOptions,
     mode: AdMode,
     only: Option<&str>,
     finish: impl Fn(&ir::Program) -> ir::Program,
 ) -> Result<String, Vec<Diagnostic>> {
-    let ds = entry_derivatives(src, base, automap, mode, only)?;
+    let ds = entry_derivatives(src, base, opts, mode, only)?;
     let word = if mode == AdMode::Jvp { "jvp" } else { "vjp" };
     let mut out = String::new();
     for d in ds {
@@ -365,15 +398,14 @@ pub fn show_wat(src: &str) -> Result<String, Vec<Diagnostic>> {
 /// The reference interpreter as a backend for the test runner.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Interp {
-    /// Type-check without AUTOMAP.
-    pub no_automap: bool,
+    pub opts: CompileOptions,
 }
 
 impl Backend for Interp {
     type Program = Compiled;
 
     fn compile(&mut self, src: &str) -> Result<Compiled, Vec<Diagnostic>> {
-        compile_with(src, !self.no_automap)
+        compile_with(src, &self.opts)
     }
 
     fn run(

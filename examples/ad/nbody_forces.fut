@@ -33,6 +33,7 @@ def forces_by_hand [n] (ms: [n]f64) (ps: [n][3]f64) : [n][3]f64 =
 entry main [n] (ms: [n]f64) (ps: [n][3]f64) = (energy ms ps, forces ms ps)
 
 -- ==
+-- tags { needs_f64 }
 -- entry: difference
 -- input { [1.0, 2.0, 0.5] [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 1.0]] }
 -- output { true }

@@ -580,12 +580,13 @@ pub fn compile(src: &str, opts: &wasm::Options) -> Result<(Compiled, WasmModule)
 pub struct WasmBackend {
     exec: Executor,
     pub opts: wasm::Options,
+    pub compile: driver::CompileOptions,
 }
 
 impl WasmBackend {
     pub fn new() -> Result<WasmBackend, Diagnostic> {
         let opts = wasm::Options { threads: true, ..wasm::Options::default() };
-        Ok(WasmBackend { exec: Executor::new()?, opts })
+        Ok(WasmBackend { exec: Executor::new()?, opts, compile: Default::default() })
     }
 }
 
@@ -593,7 +594,8 @@ impl Backend for WasmBackend {
     type Program = RefCell<Loaded>;
 
     fn compile(&mut self, src: &str) -> Result<RefCell<Loaded>, Vec<Diagnostic>> {
-        let (_, m) = compile(src, &self.opts)?;
+        let compiled = driver::compile_with(src, &self.compile)?;
+        let m = wasm::compile(&compiled.ir, &self.opts)?;
         self.exec.load(&m).map(RefCell::new).map_err(|d| vec![d])
     }
 

@@ -93,7 +93,7 @@ pub fn diag(d: &Diagnostic, src: &str) -> Diag {
 /// or a comment saying why there is none.
 fn derivatives(src: &str, lowered: &ir::Program, mode: AdMode) -> Vec<(String, String)> {
     let word = if mode == AdMode::Jvp { "jvp" } else { "vjp" };
-    match ogham::driver::entry_derivatives(src, lowered, true, mode, None) {
+    match ogham::driver::entry_derivatives(src, lowered, &Default::default(), mode, None) {
         Ok(ds) => ds
             .into_iter()
             .map(|d| {

@@ -14,6 +14,7 @@
 //! construct means; the interpreter (`crate::interp`) gives it semantics.
 
 use crate::diag::Span;
+pub mod demote;
 pub mod inplace;
 pub mod lower;
 pub mod operators;

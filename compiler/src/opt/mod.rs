@@ -7,8 +7,8 @@
 //! (hoist.rs), after it: rearrangements of arrays bound outside a `map` move before it.
 //! `simplify` also turns dead fixed-index reads and updates into their bounds checks, and
 //! elements of replicates into their values (checks.rs), removes copies that nothing updates in
-//! place (copies.rs), and binds the parameters of maps over replicated scalars to the scalars
-//! (replicated.rs). The GPU backend alone runs three more after `for_backends`: sums over a map
+//! place (copies.rs), binds the parameters of maps over replicated scalars to the scalars
+//! (replicated.rs), and removes the arrays a loop fills that nothing reads (unused_saves.rs). The GPU backend alone runs three more after `for_backends`: sums over a map
 //! of histograms, or of arrays with one row set, become one histogram (summed_hists.rs,
 //! summed_rows.rs), and a map's repeated results are returned once (repeated_results.rs).
 
@@ -28,6 +28,7 @@ mod summed_hists;
 mod summed_rows;
 #[cfg(test)]
 mod testing;
+mod unused_saves;
 pub use destinations::replicates_before_maps;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
@@ -69,8 +70,13 @@ pub fn simplify(prog: &mut Program) {
     // What only a dead read or update kept alive dies after it, which may leave more dead reads
     // (a map that could fail only by its own dead reads); a few rounds settle it. Elements of
     // replicates become copies of their values, which copy propagation removes.
+    // The same goes for the arrays a loop fills for reads that died (unused_saves.rs).
     for _ in 0..8 {
-        if !checks::dead_bounds(prog) {
+        let mut changed = checks::dead_bounds(prog);
+        for f in &mut prog.funs {
+            changed |= unused_saves::unused_saves(f, &mut prog.names);
+        }
+        if !changed {
             break;
         }
         for f in &mut prog.funs {

@@ -19,6 +19,10 @@ pub trait Backend {
     ) -> Result<Vec<Value>, Diagnostic>;
 }
 
+/// The tag of a case (or block, or file) whose verdict depends on `f64` precision (a difference
+/// below 1e-12): skipped when `f64` is computed as `f32`.
+pub const NEEDS_F64: &str = "needs_f64";
+
 /// Settings of a test run.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -26,11 +30,14 @@ pub struct Options {
     pub seed: u64,
     /// Relative float tolerance (see [`super::compare`]).
     pub tolerance: f64,
+    /// The backend computes `f64` as `f32` (`--f64-as-f32`): `f64` inputs and expected values
+    /// are rounded to `f32` before they are passed and compared.
+    pub f64_as_f32: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { seed: 0, tolerance: DEFAULT_TOLERANCE }
+        Options { seed: 0, tolerance: DEFAULT_TOLERANCE, f64_as_f32: false }
     }
 }
 
@@ -164,6 +171,14 @@ pub fn run_file<B: Backend>(file: &str, src: &str, backend: &mut B, opts: &Optio
                 disabled.as_deref().map(|t| format!("disabled by `tags {{ {t} }}`")).or_else(
                     || disabling_tag(&case.tags).map(|t| format!("disabled by the `{t}` tag")),
                 );
+            let skip = skip.or_else(|| {
+                let f64_only = [&blocks[0].tags, &block.tags, &case.tags]
+                    .iter()
+                    .any(|tags| tags.iter().any(|t| t == NEEDS_F64));
+                (opts.f64_as_f32 && f64_only).then(|| {
+                    format!("tagged `{NEEDS_F64}`, and f64 is computed as f32 (--f64-as-f32)")
+                })
+            });
             match (&case.kind, skip) {
                 (_, Some(why)) => report.cases.push(report_for(case, None, Status::Skipped(why))),
                 (CaseKind::Unsupported(why), None) => {
@@ -258,10 +273,17 @@ fn run_case<B: Backend>(
             }
         }
     };
-    let result = backend.run(prog, entry, &args);
+    let demote = |vs: &[Value]| -> Vec<Value> {
+        if opts.f64_as_f32 {
+            vs.iter().map(Value::f64_as_f32).collect()
+        } else {
+            vs.to_vec()
+        }
+    };
+    let result = backend.run(prog, entry, &demote(&args));
     match (expected, result) {
         (Expected::Values(want), Ok(got)) => {
-            let ms = compare_values(want, &got, opts.tolerance);
+            let ms = compare_values(&demote(want), &got, opts.tolerance);
             if ms.is_empty() {
                 Status::Passed
             } else {

@@ -65,6 +65,24 @@ impl Value {
         }
     }
 
+    /// The value with `f64` elements rounded to `f32` (as `--f64-as-f32` computes; see
+    /// [`crate::ir::demote`]); other values unchanged.
+    pub fn f64_as_f32(&self) -> Value {
+        let demote = |p: &PrimValue| match p {
+            PrimValue::F64(x) => PrimValue::F32(*x as f32),
+            p => *p,
+        };
+        match self {
+            Value::Prim(p) => Value::Prim(demote(p)),
+            Value::Array(a) if a.elem == PrimType::F64 => Value::Array(ArrayValue {
+                elem: PrimType::F32,
+                shape: a.shape.clone(),
+                data: a.data.iter().map(demote).collect(),
+            }),
+            v => v.clone(),
+        }
+    }
+
     /// `[2][3]f32`-style description of the value's type (its shape and element type).
     pub fn type_string(&self) -> String {
         match self {

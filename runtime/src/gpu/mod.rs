@@ -560,7 +560,16 @@ impl Gpu {
                 count: 2 * TIMESTAMP_PAIRS,
             })
         });
-        Ok(Dev { gpu: self, loaded: l, err, checks, err_seen: None, queries, timed: Vec::new() })
+        Ok(Dev {
+            gpu: self,
+            loaded: l,
+            err,
+            checks,
+            err_seen: None,
+            queries,
+            timed: Vec::new(),
+            pending: Vec::new(),
+        })
     }
 
     /// The bytes of each region `(buffer, first word, words)`, read back together: one copy
@@ -634,9 +643,20 @@ struct Dev<'a> {
     /// `timed` (not yet read back).
     queries: Option<wgpu::QuerySet>,
     timed: Vec<usize>,
+    /// Writes not yet handed to the queue: a buffer, a byte offset and the bytes from there.
+    /// A host loop that stores one element per iteration (reverse mode saving loop-carried
+    /// values) makes one write of many words instead of many of one word; every other
+    /// operation on the device first hands them over, in order.
+    pending: Vec<(Buf, u64, Vec<u8>)>,
 }
 
 impl Dev<'_> {
+    fn flush_writes(&mut self) {
+        for (buf, at, bytes) in std::mem::take(&mut self.pending) {
+            self.gpu.queue.write_buffer(&buf.0, at, &bytes);
+        }
+    }
+
     /// Run `f` inside error scopes whose verdict [`Dev::settle`] awaits.
     fn deferred<T>(&self, what: &'static str, f: impl FnOnce() -> T) -> T {
         let (r, check) = self.gpu.checked(f);
@@ -755,6 +775,7 @@ impl exec::Device for Dev<'_> {
         offset: u64,
         words: u64,
     ) -> Result<Vec<u8>, Diagnostic> {
+        self.flush_writes();
         self.settle().await?;
         let rec = 1 + MAX_ERR_ARGS as u64;
         let mut parts = self.gpu.read(&[(&buf.0, offset, words), (&self.err, 0, rec)]).await?;
@@ -763,6 +784,7 @@ impl exec::Device for Dev<'_> {
     }
 
     async fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
+        self.flush_writes();
         let b = self.buffer(words)?;
         if words > 0 {
             let mut enc = self.gpu.device.create_command_encoder(&Default::default());
@@ -779,6 +801,7 @@ impl exec::Device for Dev<'_> {
         offset: u64,
         words: u64,
     ) -> Result<(), Diagnostic> {
+        self.flush_writes();
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(&src.0, 0, &dst.0, offset * 4, words * 4);
         self.gpu.queue.submit([enc.finish()]);
@@ -786,7 +809,16 @@ impl exec::Device for Dev<'_> {
     }
 
     async fn write(&mut self, buf: &Buf, offset: u64, words: &[u32]) -> Result<(), Diagnostic> {
-        self.gpu.queue.write_buffer(&buf.0, offset * 4, &bytes(words));
+        // Only the last pending write to the same buffer may grow, so that writes to one buffer
+        // stay in order.
+        let at = offset * 4;
+        let last = self.pending.iter_mut().rev().find(|(b, ..)| Rc::ptr_eq(&b.0, &buf.0));
+        match last {
+            Some((_, start, bytes)) if *start + bytes.len() as u64 == at => {
+                bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+            }
+            _ => self.pending.push((buf.clone(), at, bytes(words))),
+        }
         Ok(())
     }
 
@@ -797,6 +829,7 @@ impl exec::Device for Dev<'_> {
         bufs: &[&Buf],
         groups: u64,
     ) -> Result<(), Diagnostic> {
+        self.flush_writes();
         self.err_seen = None;
         let p = self.gpu.kernel_pipeline(self.loaded, kernel).await?;
         if self.timed.len() == TIMESTAMP_PAIRS as usize {
@@ -862,6 +895,7 @@ impl exec::Device for Dev<'_> {
     }
 
     async fn take_error(&mut self) -> Result<Vec<u32>, Diagnostic> {
+        self.flush_writes();
         self.settle().await?;
         let rec = match self.err_seen.take() {
             Some(rec) => rec,
@@ -909,11 +943,12 @@ mod runner {
     /// constructs) still "compiles" for the runner, so that each of its cases reports the reason.
     pub struct GpuBackend {
         gpu: Gpu,
+        pub compile: driver::CompileOptions,
     }
 
     impl GpuBackend {
         pub fn new() -> Result<GpuBackend, Diagnostic> {
-            Ok(GpuBackend { gpu: Gpu::new()? })
+            Ok(GpuBackend { gpu: Gpu::new()?, compile: Default::default() })
         }
     }
 
@@ -926,7 +961,7 @@ mod runner {
         type Program = RefCell<GpuTestProgram>;
 
         fn compile(&mut self, src: &str) -> Result<Self::Program, Vec<Diagnostic>> {
-            let compiled = driver::compile(src)?;
+            let compiled = driver::compile_with(src, &self.compile)?;
             // `OGHAM_GPU_WIDE=1`: every program with 64-bit integers, to test that program.
             let wide = std::env::var("OGHAM_GPU_WIDE").is_ok_and(|v| v == "1");
             let p = match wgsl::compile(&compiled.ir).and_then(|gp| {

@@ -82,8 +82,28 @@ pub trait Device {
 #[derive(Clone)]
 enum HVal<B> {
     Prim(PrimValue),
-    Arr { buf: B, elem: PrimType, shape: Vec<i64> },
+    /// An array in a device buffer; `host` is a copy of its words, once a read of one element
+    /// has brought the whole (small) array back (see `MIRROR_WORDS`). Values are immutable (an
+    /// update in place consumes its array, whose variable is then dead), so the copy stays true.
+    Arr {
+        buf: B,
+        elem: PrimType,
+        shape: Vec<i64>,
+        host: Option<std::rc::Rc<Vec<u32>>>,
+    },
 }
+
+impl<B> HVal<B> {
+    fn arr(buf: B, elem: PrimType, shape: Vec<i64>) -> HVal<B> {
+        HVal::Arr { buf, elem, shape, host: None }
+    }
+}
+
+/// A read of one element of an array of at most this many words reads the whole array back and
+/// keeps it on the host for the reads that follow (reverse mode's sweep over the values a loop
+/// saved reads them one at a time). A read back is dominated by its round trip to the device,
+/// so 16 KiB cost about what one word does.
+const MIRROR_WORDS: u64 = 4096;
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -268,12 +288,12 @@ pub async fn run_entry_packed<D: Device>(
                     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
                     dev.upload(&bytes).await?
                 };
-                HVal::Arr { buf, elem: *elem, shape: shape.clone() }
+                HVal::arr(buf, *elem, shape.clone())
             }
         });
     }
     let mut ex =
-        Exec { prog, dev, env: HashMap::new(), dead: HashMap::new(), depth: 0, wide: prog.wide };
+        Exec { prog, dev, env: Env(Vec::new()), dead: HashMap::new(), depth: 0, wide: prog.wide };
     let res = ex.call(ep.fun, vals, ep.span).await;
     let res = match res {
         Ok(r) => r,
@@ -287,7 +307,7 @@ pub async fn run_entry_packed<D: Device>(
     for v in res.into_iter().skip(exist) {
         out.push(match v {
             HVal::Prim(p) => Packed::Prim(p),
-            HVal::Arr { buf, elem, shape } => {
+            HVal::Arr { buf, elem, shape, .. } => {
                 let n = elements(&shape, ep.span)? * ex.wpe(elem);
                 let words = if n == 0 { Vec::new() } else { ex.dev.download(&buf, 0, n).await? };
                 let bytes =
@@ -337,13 +357,37 @@ fn first_word(bytes: &[u8]) -> u32 {
 struct Exec<'a, D: Device> {
     prog: &'a GpuProgram,
     dev: &'a mut D,
-    env: HashMap<Var, HVal<D::Buf>>,
+    env: Env<D::Buf>,
     /// Per body of `prog` (by address), the variables to drop after each statement
     /// (`host::dead_after`): an array's buffer is freed once nothing needs it.
     dead: HashMap<*const HostBody, std::rc::Rc<Vec<Vec<Var>>>>,
     depth: usize,
     /// `prog.wide`: 64-bit integers take two words.
     wide: bool,
+}
+
+/// The values of the variables in scope, by variable number (variables are numbered densely
+/// across the program, and the host schedule reads one for nearly every scalar it computes).
+struct Env<B>(Vec<Option<HVal<B>>>);
+
+impl<B> Env<B> {
+    fn get(&self, v: &Var) -> Option<&HVal<B>> {
+        self.0.get(v.0 as usize).and_then(Option::as_ref)
+    }
+
+    fn insert(&mut self, v: Var, x: HVal<B>) {
+        let i = v.0 as usize;
+        if i >= self.0.len() {
+            self.0.resize_with(i + 1, || None);
+        }
+        self.0[i] = Some(x);
+    }
+
+    fn remove(&mut self, v: &Var) {
+        if let Some(x) = self.0.get_mut(v.0 as usize) {
+            *x = None;
+        }
+    }
 }
 
 impl<D: Device> Exec<'_, D> {
@@ -420,7 +464,17 @@ impl<D: Device> Exec<'_, D> {
                 }
             };
             for (s, gone) in b.stms.iter().zip(dead.iter()) {
-                self.stm(s).await?;
+                // Scalar statements that cannot fail on the device run here, outside the
+                // (large) future of `stm`: the host's loops are mostly these.
+                match s {
+                    HostStm::Scalar(st) if !matches!(st.exp, Exp::Assert { .. }) => {
+                        let v = self.scalar_now(st)?;
+                        if let Some(p) = st.pat.first() {
+                            self.env.insert(p.var, HVal::Prim(v));
+                        }
+                    }
+                    _ => self.stm(s).await?,
+                }
                 for v in gone {
                     self.env.remove(v);
                 }
@@ -439,11 +493,17 @@ impl<D: Device> Exec<'_, D> {
     }
 
     fn prim(&self, a: &Atom, span: Span) -> R<PrimValue> {
-        match self.atom(a, span)? {
-            HVal::Prim(p) => Ok(p),
-            HVal::Arr { .. } => {
-                Err(rt(span, "internal error: an array where a scalar was expected"))
-            }
+        match a {
+            Atom::Const(c) => Ok(*c),
+            Atom::Var(v) => match self.env.get(v) {
+                Some(HVal::Prim(p)) => Ok(*p),
+                Some(HVal::Arr { .. }) => {
+                    Err(rt(span, "internal error: an array where a scalar was expected"))
+                }
+                None => {
+                    Err(rt(span, format!("internal error: `{}` is not bound", self.prog.name(*v))))
+                }
+            },
         }
     }
 
@@ -470,7 +530,7 @@ impl<D: Device> Exec<'_, D> {
 
     fn arr(&self, v: Var, span: Span) -> R<(D::Buf, PrimType, Vec<i64>)> {
         match self.atom(&Atom::Var(v), span)? {
-            HVal::Arr { buf, elem, shape } => Ok((buf, elem, shape)),
+            HVal::Arr { buf, elem, shape, .. } => Ok((buf, elem, shape)),
             HVal::Prim(_) => Err(rt(span, "internal error: a scalar where an array was expected")),
         }
     }
@@ -512,7 +572,7 @@ impl<D: Device> Exec<'_, D> {
             let sh = self.shape_of(&p.ty, span)?;
             let n = elements(&sh, span)? * self.wpe(p.ty.elem());
             let buf = self.dev.alloc(n).await?;
-            self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: sh });
+            self.env.insert(p.var, HVal::arr(buf, p.ty.elem(), sh));
         }
         Ok(total)
     }
@@ -589,23 +649,45 @@ impl<D: Device> Exec<'_, D> {
                         ),
                     ));
                 }
-                self.env.insert(pat.var, HVal::Arr { buf, elem, shape: new });
+                self.env.insert(pat.var, HVal::arr(buf, elem, new));
             }
             HostStm::ReadElem { pat, arr, idx, span } => {
+                let host = match self.atom(&Atom::Var(*arr), *span)? {
+                    HVal::Arr { host, .. } => host,
+                    HVal::Prim(_) => None,
+                };
                 let (buf, elem, shape) = self.arr(*arr, *span)?;
                 let n = self.wpe(elem);
                 let off = self.flat_index(idx, &shape, *span)? * n;
-                let w = self.dev.download(&buf, off, n).await?;
-                if let Some(d) = self.kernel_error().await? {
-                    return Err(d);
-                }
-                self.env.insert(pat.var, HVal::Prim(value_of(&le_words(&w), elem, self.wide)));
+                let words = match host {
+                    Some(words) => words,
+                    None => {
+                        let all = elements(&shape, *span)? * n;
+                        let whole = all <= MIRROR_WORDS;
+                        let (from, len) = if whole { (0, all) } else { (off, n) };
+                        let w =
+                            std::rc::Rc::new(le_words(&self.dev.download(&buf, from, len).await?));
+                        if let Some(d) = self.kernel_error().await? {
+                            return Err(d);
+                        }
+                        if !whole {
+                            self.env.insert(pat.var, HVal::Prim(value_of(&w, elem, self.wide)));
+                            return Ok(());
+                        }
+                        let host = Some(w.clone());
+                        self.env.insert(*arr, HVal::Arr { buf, elem, shape, host });
+                        w
+                    }
+                };
+                let at = off as usize;
+                let v = value_of(&words[at..at + n as usize], elem, self.wide);
+                self.env.insert(pat.var, HVal::Prim(v));
             }
             HostStm::Scatter { pat, dest, w, ranks, winners, write, in_place, span } => {
                 let (buf, elem, shape) = self.written(*dest, *in_place, *span).await?;
                 let (outer, inner) = shape.split_at((*ranks).min(shape.len()));
                 let (cells, row) = (elements(outer, *span)?, elements(inner, *span)?);
-                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
+                self.env.insert(pat.var, HVal::arr(buf, elem, shape));
                 let w = self.int(w, *span)?;
                 if w > 0 && cells > 0 && row > 0 {
                     let win = [self.dev.alloc(cells).await?];
@@ -618,14 +700,14 @@ impl<D: Device> Exec<'_, D> {
             }
             HostStm::Copy { pat, arr, span } => {
                 let (buf, elem, shape) = self.written(*arr, false, *span).await?;
-                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
+                self.env.insert(pat.var, HVal::arr(buf, elem, shape));
             }
             HostStm::UpdateElem { pat, arr, idx, value, in_place, span } => {
                 let (buf, elem, shape) = self.written(*arr, *in_place, *span).await?;
                 let off = self.flat_index(idx, &shape, *span)? * self.wpe(elem);
                 let w = words_of(self.prim(value, *span)?, self.wide, *span)?;
                 self.dev.write(&buf, off, &w).await?;
-                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
+                self.env.insert(pat.var, HVal::arr(buf, elem, shape));
             }
             HostStm::UpdateRow { pat, arr, idx, value, in_place, span } => {
                 let (_, _, shape) = self.arr(*arr, *span)?;
@@ -644,7 +726,7 @@ impl<D: Device> Exec<'_, D> {
                 if row > 0 {
                     self.dev.copy_into(&src, &buf, at * row, row).await?;
                 }
-                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
+                self.env.insert(pat.var, HVal::arr(buf, elem, shape));
             }
             HostStm::Launch { outs, shape, dispatch, tiled, span } => {
                 let total = self.launch_outputs(outs, shape, *span).await?;
@@ -725,7 +807,7 @@ impl<D: Device> Exec<'_, D> {
             HostStm::Hist { pat, dest, w, local, global, span } => {
                 let (buf, elem, shape) = self.written(*dest, false, *span).await?;
                 let bins = shape.first().copied().unwrap_or(0);
-                self.env.insert(pat.var, HVal::Arr { buf, elem, shape });
+                self.env.insert(pat.var, HVal::arr(buf, elem, shape));
                 let w = self.int(w, *span)?;
                 if w > 0 && bins > 0 {
                     let groups = groups_for(w, MAX_GROUPS);
@@ -793,7 +875,7 @@ impl<D: Device> Exec<'_, D> {
                 elements(&[n], *span)?;
                 for p in pat {
                     let buf = self.dev.alloc(n as u64 * self.wpe(p.ty.elem())).await?;
-                    self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape: vec![n] });
+                    self.env.insert(p.var, HVal::arr(buf, p.ty.elem(), vec![n]));
                 }
                 if n > 0 {
                     let max = if self.dev.software() { MAX_GROUPS } else { GPU_MAX_GROUPS };
@@ -858,9 +940,23 @@ impl<D: Device> Exec<'_, D> {
 
     /// Evaluate a scalar statement (`None` for `Assert`, which binds nothing).
     async fn scalar(&mut self, s: &ir::Stm) -> R<Option<PrimValue>> {
+        if let Exp::Assert { cond, msg, vals } = &s.exp {
+            if !self.prim(cond, s.span)?.as_bool().unwrap_or(false) {
+                let vals = vals.iter().map(|a| self.prim(a, s.span)).collect::<R<Vec<_>>>()?;
+                let d = rt(s.span, fill(msg, &vals));
+                let r: R<()> = Err(d);
+                self.checked(r).await?;
+            }
+            return Ok(None);
+        }
+        self.scalar_now(s).map(Some)
+    }
+
+    /// The value of a scalar statement other than an `Assert`.
+    fn scalar_now(&self, s: &ir::Stm) -> R<PrimValue> {
         let span = s.span;
         let op = |r: Result<PrimValue, String>| r.map_err(|m| rt(span, m));
-        let v = match &s.exp {
+        Ok(match &s.exp {
             Exp::Atom(a) => self.prim(a, span)?,
             Exp::UnOp(o, _, a) => op(prim_ops::unop(*o, self.prim(a, span)?))?,
             Exp::BinOp(o, _, a, b) => {
@@ -884,18 +980,8 @@ impl<D: Device> Exec<'_, D> {
                     self.prim(b, span)?
                 }
             }
-            Exp::Assert { cond, msg, vals } => {
-                if !self.prim(cond, span)?.as_bool().unwrap_or(false) {
-                    let vals = vals.iter().map(|a| self.prim(a, span)).collect::<R<Vec<_>>>()?;
-                    let d = rt(span, fill(msg, &vals));
-                    let r: R<()> = Err(d);
-                    self.checked(r).await?;
-                }
-                return Ok(None);
-            }
             _ => return Err(rt(span, "internal error: not a scalar statement")),
-        };
-        Ok(Some(v))
+        })
     }
 }
 

@@ -602,7 +602,10 @@ fn check_types(prog: &ir::Program, funs: &[bool]) -> Result<(), Diagnostic> {
     }
     match first {
         Some(span) => Err(Diagnostic::new(Phase::Lower, span, "f64 is not available on WebGPU")
-            .with_hint("WGSL has no 64-bit floats; use f32, or run with `--backend wasm`")),
+            .with_hint(
+                "WGSL has no 64-bit floats: use f32, run with `--backend wasm`, or compute f64 \
+                 as f32 with `--f64-as-f32`",
+            )),
         None => Ok(()),
     }
 }
