@@ -25,6 +25,7 @@
 use std::collections::HashSet;
 
 use crate::ad::walk;
+use crate::diag::Span;
 use crate::ir::lower::builder::atom_dim;
 use crate::ir::operators::{elementwise, single_operator};
 use crate::ir::*;
@@ -250,44 +251,75 @@ fn apply(b: &mut Body, m: Match, names: &mut Vec<String>) {
     let n = product(&shape(&is_all.ty), m.is.var, span, names, &mut stms);
     let res = red.pat[0].clone();
     let nb = product(&shape(&res.ty), res.var, span, names, &mut stms);
-    let elem = res.ty.elem();
-    let mut flat = |p: &Param, stms: &mut Vec<Stm>| -> Var {
-        let v = fresh(names, p.var);
-        let ty = Type::Array { elem: p.ty.elem(), shape: vec![n] };
-        stms.push(Stm {
-            pat: vec![Param { var: v, ty }],
-            exp: Exp::Reshape { arr: p.var, shape: vec![n] },
-            span,
-        });
-        v
-    };
-    let fis = flat(&is_all, &mut stms);
-    let fvs = flat(&vs_all, &mut stms);
-    let bins_ty = Type::Array { elem, shape: vec![nb] };
+    let fis = flattened(is_all.var, is_all.ty.elem(), n, span, names, &mut stms);
+    let fvs = flattened(vs_all.var, vs_all.ty.elem(), n, span, names, &mut stms);
+    let Exp::Hist { lam: hop, .. } = hist.exp else { return };
+    let pairs = Pairs { is: fis, vs: fvs, n };
+    histogram_of(res, nb, m.neutral, hop, pairs, red.span, names, &mut stms);
+    b.stms.splice(m.reduce..=m.reduce, stms);
+}
+
+/// `v` reshaped to `[n]` (binding a fresh variable in `stms`).
+pub(super) fn flattened(
+    v: Var,
+    elem: PrimType,
+    n: Dim,
+    span: Span,
+    names: &mut Vec<String>,
+    stms: &mut Vec<Stm>,
+) -> Var {
+    let f = fresh(names, v);
+    stms.push(Stm {
+        pat: vec![Param { var: f, ty: Type::Array { elem, shape: vec![n] } }],
+        exp: Exp::Reshape { arr: v, shape: vec![n] },
+        span,
+    });
+    f
+}
+
+/// `n` (index, value) pairs in two flat arrays.
+pub(super) struct Pairs {
+    pub is: Var,
+    pub vs: Var,
+    pub n: Dim,
+}
+
+/// `res` as the histogram by `op` of `pairs` into `nb` bins that start at `neutral`, reshaped to
+/// `res`'s shape when it has more than one dimension: the statements, pushed to `stms`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn histogram_of(
+    res: Param,
+    nb: Dim,
+    neutral: Atom,
+    op: Lambda,
+    pairs: Pairs,
+    span: Span,
+    names: &mut Vec<String>,
+    stms: &mut Vec<Stm>,
+) {
+    let bins_ty = Type::Array { elem: res.ty.elem(), shape: vec![nb] };
     let bins = fresh(names, res.var);
     stms.push(Stm {
         pat: vec![Param { var: bins, ty: bins_ty.clone() }],
-        exp: Exp::Replicate { shape: vec![nb], value: m.neutral },
-        span: red.span,
+        exp: Exp::Replicate { shape: vec![nb], value: neutral },
+        span,
     });
-    let Exp::Hist { lam: hop, .. } = hist.exp else { return };
-    let summed = Exp::Hist {
+    let hist = Exp::Hist {
         dest: vec![bins],
-        lam: hop,
-        neutral: vec![m.neutral],
-        is: fis,
-        vs: vec![fvs],
-        w: dim_atom(n),
+        lam: op,
+        neutral: vec![neutral],
+        is: pairs.is,
+        vs: vec![pairs.vs],
+        w: dim_atom(pairs.n),
     };
     if res.ty.rank() == 1 {
-        stms.push(Stm { pat: vec![res], exp: summed, span: red.span });
-    } else {
-        let h = fresh(names, res.var);
-        stms.push(Stm { pat: vec![Param { var: h, ty: bins_ty }], exp: summed, span: red.span });
-        let sh = shape(&res.ty);
-        stms.push(Stm { pat: vec![res], exp: Exp::Reshape { arr: h, shape: sh }, span: red.span });
+        stms.push(Stm { pat: vec![res], exp: hist, span });
+        return;
     }
-    b.stms.splice(m.reduce..=m.reduce, stms);
+    let h = fresh(names, res.var);
+    stms.push(Stm { pat: vec![Param { var: h, ty: bins_ty }], exp: hist, span });
+    let sh = shape(&res.ty);
+    stms.push(Stm { pat: vec![res], exp: Exp::Reshape { arr: h, shape: sh }, span });
 }
 
 pub(super) fn dim_atom(d: Dim) -> Atom {

@@ -22,7 +22,8 @@
 use std::collections::HashMap;
 
 use super::summed_hists::{
-    dim_atom, every_body, fresh, in_maps, product, replicated, shape, summed, uses,
+    dim_atom, every_body, flattened, fresh, histogram_of, in_maps, product, replicated, shape,
+    summed, uses, Pairs,
 };
 use crate::ir::operators::elementwise;
 use crate::ir::*;
@@ -274,41 +275,12 @@ fn apply(b: &mut Body, m: Match, names: &mut Vec<String>) -> bool {
         span,
     });
     let n = product(&[wd, dd], h, span, names, &mut stms);
-    let mut flat = |v: Var, elem: PrimType, stms: &mut Vec<Stm>| -> Var {
-        let f = fresh(names, v);
-        stms.push(Stm {
-            pat: vec![Param { var: f, ty: Type::Array { elem, shape: vec![n] } }],
-            exp: Exp::Reshape { arr: v, shape: vec![n] },
-            span,
-        });
-        f
-    };
-    let fis = flat(flat_is, i64p, &mut stms);
-    let fvs = flat(rows_all.var, elem, &mut stms);
+    let fis = flattened(flat_is, i64p, n, span, names, &mut stms);
+    let fvs = flattened(rows_all.var, elem, n, span, names, &mut stms);
     let res = red.pat[0].clone();
     let nb = product(&[kd, dd], res.var, span, names, &mut stms);
-    let bins = fresh(names, res.var);
-    let bins_ty = Type::Array { elem, shape: vec![nb] };
-    stms.push(Stm {
-        pat: vec![Param { var: bins, ty: bins_ty.clone() }],
-        exp: Exp::Replicate { shape: vec![nb], value: m.neutral },
-        span: red.span,
-    });
-    let h = fresh(names, res.var);
-    stms.push(Stm {
-        pat: vec![Param { var: h, ty: bins_ty }],
-        exp: Exp::Hist {
-            dest: vec![bins],
-            lam: op,
-            neutral: vec![m.neutral],
-            is: fis,
-            vs: vec![fvs],
-            w: dim_atom(n),
-        },
-        span: red.span,
-    });
-    let sh = shape(&res.ty);
-    stms.push(Stm { pat: vec![res], exp: Exp::Reshape { arr: h, shape: sh }, span: red.span });
+    let pairs = Pairs { is: fis, vs: fvs, n };
+    histogram_of(res, nb, m.neutral, op, pairs, red.span, names, &mut stms);
     b.stms.splice(m.reduce..=m.reduce, stms);
     true
 }

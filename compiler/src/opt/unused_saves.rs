@@ -13,6 +13,10 @@ use crate::ir::*;
 /// Remove such loop parameters from every loop of `f`; whether any was. `names` gets the
 /// variables the bounds checks bind.
 pub fn unused_saves(f: &mut FunDef, names: &mut Vec<String>) -> bool {
+    // `simplify` asks in every round, of every function: most have no loop carrying an array.
+    if !carries_array(&f.body) {
+        return false;
+    }
     let mut uses: HashMap<Var, usize> = HashMap::new();
     let mut counted = f.body.clone();
     crate::ad::walk::body_vars(&mut counted, &mut |v, binder| {
@@ -25,6 +29,19 @@ pub fn unused_saves(f: &mut FunDef, names: &mut Vec<String>) -> bool {
     let ranges = crate::ir::ranges::index_ranges(&f.body);
     let cx = Cx { uses: &uses, types: &types, ranges: &ranges };
     body(&mut f.body, &cx, names)
+}
+
+/// Whether a loop in `b` (or in a body inside it) has an array parameter.
+fn carries_array(b: &Body) -> bool {
+    b.stms.iter().any(|s| {
+        let here = matches!(&s.exp, Exp::Loop { params, .. }
+            if params.iter().any(|(p, _)| matches!(p.ty, Type::Array { .. })));
+        let mut inside = false;
+        crate::ir::lower::rewrite::for_each_body(&s.exp, &mut |inner| {
+            inside |= carries_array(inner);
+        });
+        here || inside
+    })
 }
 
 struct Cx<'a> {

@@ -529,8 +529,18 @@ impl<D: Device> Exec<'_, D> {
     }
 
     fn arr(&self, v: Var, span: Span) -> R<(D::Buf, PrimType, Vec<i64>)> {
+        self.arr_host(v, span).map(|(buf, elem, shape, _)| (buf, elem, shape))
+    }
+
+    /// [`Self::arr`], with the host's copy of the array if it has one.
+    #[allow(clippy::type_complexity)]
+    fn arr_host(
+        &self,
+        v: Var,
+        span: Span,
+    ) -> R<(D::Buf, PrimType, Vec<i64>, Option<std::rc::Rc<Vec<u32>>>)> {
         match self.atom(&Atom::Var(v), span)? {
-            HVal::Arr { buf, elem, shape, .. } => Ok((buf, elem, shape)),
+            HVal::Arr { buf, elem, shape, host } => Ok((buf, elem, shape, host)),
             HVal::Prim(_) => Err(rt(span, "internal error: a scalar where an array was expected")),
         }
     }
@@ -652,11 +662,7 @@ impl<D: Device> Exec<'_, D> {
                 self.env.insert(pat.var, HVal::arr(buf, elem, new));
             }
             HostStm::ReadElem { pat, arr, idx, span } => {
-                let host = match self.atom(&Atom::Var(*arr), *span)? {
-                    HVal::Arr { host, .. } => host,
-                    HVal::Prim(_) => None,
-                };
-                let (buf, elem, shape) = self.arr(*arr, *span)?;
+                let (buf, elem, shape, host) = self.arr_host(*arr, *span)?;
                 let n = self.wpe(elem);
                 let off = self.flat_index(idx, &shape, *span)? * n;
                 let words = match host {
