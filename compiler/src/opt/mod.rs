@@ -8,7 +8,8 @@
 //! `simplify` also turns dead fixed-index reads and updates into their bounds checks, and
 //! elements of replicates into their values (checks.rs), removes copies that nothing updates in
 //! place (copies.rs), binds the parameters of maps over replicated scalars to the scalars
-//! (replicated.rs), and removes the arrays a loop fills that nothing reads (unused_saves.rs). The GPU backend alone runs three more after `for_backends`: sums over a map
+//! (replicated.rs), removes the arrays a loop fills that nothing reads (unused_saves.rs) and
+//! the loop parameters that nothing needs or that no iteration changes (loop_params.rs). The GPU backend alone runs three more after `for_backends`: sums over a map
 //! of histograms, or of arrays with one row set, become one histogram (summed_hists.rs,
 //! summed_rows.rs), and a map's repeated results are returned once (repeated_results.rs).
 
@@ -20,6 +21,7 @@ mod cse;
 mod destinations;
 mod hoist;
 mod inline;
+mod loop_params;
 mod outer_products;
 mod repeated_results;
 mod replicated;
@@ -61,6 +63,10 @@ pub fn simplify(prog: &mut Program) {
         cse::common_subexpressions(f);
         copy_prop(f);
         crate::ir::lower::dce(&mut f.body);
+        if loop_params::loop_params(f) {
+            copy_prop(f);
+            crate::ir::lower::dce(&mut f.body);
+        }
         let reps = replicated::maps_over_replicates(f);
         if copies::unneeded_copies(f) || reps {
             copy_prop(f);
@@ -75,6 +81,7 @@ pub fn simplify(prog: &mut Program) {
         let mut changed = checks::dead_bounds(prog);
         for f in &mut prog.funs {
             changed |= unused_saves::unused_saves(f, &mut prog.names);
+            changed |= loop_params::loop_params(f);
         }
         if !changed {
             break;

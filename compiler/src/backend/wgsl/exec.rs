@@ -574,6 +574,23 @@ impl<D: Device> Exec<'_, D> {
         Ok(off)
     }
 
+    /// Make `p`, every element `v`, on the host and upload it, keeping its words, when it has
+    /// at most [`MIRROR_WORDS`] (and some); whether it did.
+    async fn filled_on_host(&mut self, p: &Param, v: &Atom, span: Span) -> R<bool> {
+        let shape = self.shape_of(&p.ty, span)?;
+        let word = words_of(self.prim(v, span)?, self.wide, span)?;
+        let n = elements(&shape, span)?;
+        if n == 0 || n * word.len() as u64 > MIRROR_WORDS {
+            return Ok(false);
+        }
+        let words: Vec<u32> = word.iter().copied().cycle().take(n as usize * word.len()).collect();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let buf = self.dev.upload(&bytes).await?;
+        let host = Some(std::rc::Rc::new(words));
+        self.env.insert(p.var, HVal::Arr { buf, elem: p.ty.elem(), shape, host });
+        Ok(true)
+    }
+
     /// Allocate the outputs of a launch over `shape`; returns its number of invocations.
     async fn launch_outputs(&mut self, outs: &[Param], shape: &[Dim], span: Span) -> R<u64> {
         let total =
@@ -705,15 +722,29 @@ impl<D: Device> Exec<'_, D> {
                 }
             }
             HostStm::Copy { pat, arr, span } => {
+                let host = self.arr_host(*arr, *span)?.3;
                 let (buf, elem, shape) = self.written(*arr, false, *span).await?;
-                self.env.insert(pat.var, HVal::arr(buf, elem, shape));
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape, host });
             }
             HostStm::UpdateElem { pat, arr, idx, value, in_place, span } => {
+                // The host's copy of the array, if it has one, is updated with it: taken from
+                // an array updated in place (which nothing reads afterwards), so that it is
+                // not copied for each element.
+                let host = match self.env.0.get_mut(arr.0 as usize) {
+                    Some(Some(HVal::Arr { host, .. })) if *in_place => host.take(),
+                    Some(Some(HVal::Arr { host, .. })) => host.clone(),
+                    _ => None,
+                };
                 let (buf, elem, shape) = self.written(*arr, *in_place, *span).await?;
                 let off = self.flat_index(idx, &shape, *span)? * self.wpe(elem);
                 let w = words_of(self.prim(value, *span)?, self.wide, *span)?;
                 self.dev.write(&buf, off, &w).await?;
-                self.env.insert(pat.var, HVal::arr(buf, elem, shape));
+                let host = host.map(|mut h| {
+                    let at = off as usize;
+                    std::rc::Rc::make_mut(&mut h)[at..at + w.len()].copy_from_slice(&w);
+                    h
+                });
+                self.env.insert(pat.var, HVal::Arr { buf, elem, shape, host });
             }
             HostStm::UpdateRow { pat, arr, idx, value, in_place, span } => {
                 let (_, _, shape) = self.arr(*arr, *span)?;
@@ -734,7 +765,12 @@ impl<D: Device> Exec<'_, D> {
                 }
                 self.env.insert(pat.var, HVal::arr(buf, elem, shape));
             }
-            HostStm::Launch { outs, shape, dispatch, tiled, span } => {
+            HostStm::Launch { outs, shape, dispatch, tiled, fill, span } => {
+                if let (Some(v), [p]) = (fill, outs.as_slice()) {
+                    if self.filled_on_host(p, v, *span).await? {
+                        return Ok(());
+                    }
+                }
                 let total = self.launch_outputs(outs, shape, *span).await?;
                 if total > 0 {
                     let (dispatch, groups) = match tiled {

@@ -725,6 +725,15 @@ impl HostGen<'_> {
             };
             groups.push((vec![d], Vec::new()));
         }
+        let fill = match &s.exp {
+            Exp::Replicate { value: Atom::Const(c), .. } => Some(Atom::Const(*c)),
+            Exp::Replicate { value: Atom::Var(v), .. }
+                if matches!(self.types.get(v), Some(Type::Prim(_))) =>
+            {
+                Some(Atom::Var(*v))
+            }
+            _ => None,
+        };
         for (shape, ks) in groups {
             let ks2 = ks.clone();
             self.launch(s, shape, ks, out, |gen, idx| {
@@ -769,6 +778,9 @@ impl HostGen<'_> {
                     }
                 }
             })?;
+            if let Some(HostStm::Launch { fill: f, .. }) = out.last_mut() {
+                *f = fill;
+            }
         }
         Ok(())
     }
@@ -819,6 +831,7 @@ impl HostGen<'_> {
             shape,
             dispatch: Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() },
             tiled: None,
+            fill: None,
             span: s.span,
         });
         Ok(())
@@ -1032,6 +1045,7 @@ impl HostGen<'_> {
             shape: vec![outer],
             dispatch,
             tiled: None,
+            fill: None,
             span: s.span,
         });
         Ok(())
@@ -1111,6 +1125,7 @@ impl HostGen<'_> {
             shape: shape.clone(),
             dispatch: gpu,
             tiled: Some(Tiles { side, group, software, software_side: tile::SOFTWARE_SIDE }),
+            fill: None,
             span: s.span,
         });
         Ok(())

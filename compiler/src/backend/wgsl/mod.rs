@@ -126,6 +126,10 @@ pub enum HostStm {
         /// One invocation per square block of the two-dimensional `shape` instead of one per
         /// element (a matrix-product nest).
         tiled: Option<Tiles>,
+        /// Every element of the one output is this scalar (a `replicate`): the executor makes a
+        /// small array on the host instead, uploading it and keeping its words there for the
+        /// host's reads and writes of single elements (reverse mode's saves of a loop).
+        fill: Option<Atom>,
         span: Span,
     },
     /// A map whose function ends in a scalar `reduce` (a segmented reduction): `group` runs one

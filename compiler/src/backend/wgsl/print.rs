@@ -112,7 +112,7 @@ impl Printer<'_> {
                         let _ = writeln!(out, "{pad}{l}");
                     }
                 }
-                HostStm::Launch { outs, shape, dispatch, tiled, .. } => {
+                HostStm::Launch { outs, shape, dispatch, tiled, fill, .. } => {
                     let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
                     let per = match tiled {
                         Some(Tiles { group: Some(g), side, .. }) => {
@@ -127,6 +127,9 @@ impl Printer<'_> {
                         self.pat(outs),
                         self.dispatch(dispatch)
                     );
+                    if let Some(v) = fill {
+                        let _ = writeln!(out, "{pad}  when small: {} on the host", self.atom(v));
+                    }
                     if let Some(t) = tiled {
                         let _ = writeln!(
                             out,
