@@ -860,19 +860,23 @@ impl<D: Device> Exec<'_, D> {
                 }
             }
             HostStm::SplitReduce { pat, w, whole, parts, finish, span } => {
-                let Type::Array { shape, .. } = &pat.ty else {
+                let Some(Type::Array { shape, .. }) = pat.first().map(|p| &p.ty) else {
                     return Err(rt(*span, "a split reduction of scalars"));
                 };
-                let total = self.launch_outputs(std::slice::from_ref(pat), shape, *span).await?;
+                let total = self.launch_outputs(pat, shape, *span).await?;
                 let w = self.int(w, *span)?;
                 let chunks = split_chunks(w, total, self.dev.software());
                 if total == 0 {
                 } else if chunks <= 1 {
-                    self.run_dispatch(whole, &[], &[], total.div_ceil(WORKGROUP as u64), *span)
-                        .await?;
+                    for d in whole {
+                        let groups = total.div_ceil(WORKGROUP as u64);
+                        self.run_dispatch(d, &[], &[], groups, *span).await?;
+                    }
                 } else {
-                    let temp = self.dev.alloc(chunks * total * self.wpe(pat.ty.elem())).await?;
-                    let temps = [temp];
+                    let mut temps = Vec::new();
+                    for p in pat {
+                        temps.push(self.dev.alloc(chunks * total * self.wpe(p.ty.elem())).await?);
+                    }
                     let reserved = [to_word(PrimValue::I64(w), *span)?, chunks as u32];
                     let groups = (chunks * total).div_ceil(WORKGROUP as u64);
                     self.run_dispatch(parts, &reserved, &temps, groups, *span).await?;

@@ -167,8 +167,8 @@ pub(super) fn bound(s: &HostStm) -> Vec<Var> {
         | HostStm::If { pat, .. }
         | HostStm::Loop { pat, .. }
         | HostStm::Call { pat, .. } => all(pat),
+        HostStm::SplitReduce { pat, .. } => all(pat),
         HostStm::Hist { pat, .. }
-        | HostStm::SplitReduce { pat, .. }
         | HostStm::ReadElem { pat, .. }
         | HostStm::Reshape { pat, .. }
         | HostStm::Alias { pat, .. }
@@ -177,6 +177,74 @@ pub(super) fn bound(s: &HostStm) -> Vec<Var> {
         | HostStm::UpdateElem { pat, .. }
         | HostStm::UpdateRow { pat, .. } => one(pat),
     }
+}
+
+/// One of the sums of a `HostStm::SplitReduce`: its result, operator on elements, neutral
+/// array and arrays.
+struct SumPart {
+    p: ir::Param,
+    op: ir::Lambda,
+    ne: Var,
+    arr: Var,
+}
+
+/// The storage buffers a WebGPU device need allow a kernel (`maxStorageBuffersPerShaderStage`'s
+/// default): sums are folded together only while their kernels fit in it.
+const JOINED_MAX_BUFFERS: usize = 8;
+
+/// Groups of elementwise sums of arrays in `b` (statement positions, in order) that one kernel
+/// may fold together at the position of the last: of the same width and result type (reverse
+/// mode's adjoints of parameters used by every sample, summed over the samples, whose arrays
+/// are results of one map and share most of their computation). What lies between two of a
+/// group neither names the earlier sums' results nor updates anything in place, so the
+/// earlier sums may move down to the last.
+fn joined_sums(b: &ir::Body) -> Vec<Vec<usize>> {
+    let key = |s: &ir::Stm| match (&s.exp, s.pat.as_slice()) {
+        (Exp::Reduce { w, lam, neutral, arrs, .. }, [p])
+            if matches!(p.ty, Type::Array { .. })
+                && matches!(neutral.as_slice(), [Atom::Var(_)])
+                && arrs.len() == 1
+                && crate::ir::operators::elementwise(lam).is_some() =>
+        {
+            Some((*w, p.ty.clone()))
+        }
+        _ => None,
+    };
+    let consumes = |s: &ir::Stm| {
+        matches!(
+            s.exp,
+            Exp::Update { .. }
+                | Exp::Scatter { .. }
+                | Exp::Hist { .. }
+                | Exp::Loop { .. }
+                | Exp::If { .. }
+                | Exp::Apply { .. }
+        )
+    };
+    let mut groups = Vec::new();
+    let mut cur: Vec<usize> = Vec::new();
+    for (k, s) in b.stms.iter().enumerate() {
+        let Some(here) = key(s) else { continue };
+        let joins = cur.last().is_some_and(|&last| {
+            key(&b.stms[last]).as_ref() == Some(&here)
+                && b.stms[last + 1..=k].iter().all(|x| {
+                    let named = crate::ir::lower::rewrite::mentioned(x);
+                    (std::ptr::eq(x, s) || !consumes(x))
+                        && cur.iter().all(|&m| !named.contains(&b.stms[m].pat[0].var))
+                })
+        });
+        if !joins {
+            if cur.len() > 1 {
+                groups.push(std::mem::take(&mut cur));
+            }
+            cur.clear();
+        }
+        cur.push(k);
+    }
+    if cur.len() > 1 {
+        groups.push(cur);
+    }
+    groups
 }
 
 /// For each statement of `b`, the variables bound in `b` that nothing after it (nor `b`'s
@@ -228,7 +296,7 @@ fn mentions(s: &HostStm, v: Var) -> bool {
         }
         HostStm::Reduce { w, passes, flat, .. } => atom(w) || passes.iter().any(disp) || disp(flat),
         HostStm::SplitReduce { w, whole, parts, finish, .. } => {
-            atom(w) || disp(whole) || disp(parts) || disp(finish)
+            atom(w) || whole.iter().any(disp) || disp(parts) || disp(finish)
         }
         HostStm::Scan { w, passes, staged, .. } => {
             atom(w) || passes.iter().chain(staged.iter().flatten()).any(disp)
@@ -407,8 +475,28 @@ impl HostGen<'_> {
     fn body(&mut self, b: &ir::Body) -> R<HostBody> {
         self.find_fused(b);
         let mut stms = Vec::new();
-        for s in &b.stms {
-            self.stm(s, &mut stms)?;
+        // Sums over the same samples are folded together where the last of them is.
+        let mut joined: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut later = HashSet::new();
+        for g in joined_sums(b) {
+            later.extend(g[..g.len() - 1].iter().copied());
+            joined.insert(g[g.len() - 1], g);
+        }
+        for (k, s) in b.stms.iter().enumerate() {
+            if later.contains(&k) {
+                continue;
+            }
+            match joined.get(&k) {
+                Some(g) => {
+                    let sums: Vec<&ir::Stm> = g.iter().map(|&i| &b.stms[i]).collect();
+                    if !self.split_reduce(&sums, &mut stms)? {
+                        for x in sums {
+                            self.stm(x, &mut stms)?;
+                        }
+                    }
+                }
+                None => self.stm(s, &mut stms)?,
+            }
         }
         // A replicate or iota that kernels compute where they read it needs no buffer unless
         // the host itself uses it.
@@ -611,14 +699,12 @@ impl HostGen<'_> {
             }
             // Elementwise reductions of arrays: one invocation per element folds its column (or
             // a chunk of it, `split_reduce`).
-            Exp::Reduce { w, lam, neutral, arrs, .. }
+            Exp::Reduce { lam, neutral, .. }
                 if s.pat.iter().all(|p| matches!(p.ty, Type::Array { .. })) =>
             {
-                match (s.pat.as_slice(), neutral.as_slice(), arrs.as_slice()) {
-                    ([p], [Atom::Var(ne)], [a])
-                        if crate::ir::operators::elementwise(lam).is_some() =>
-                    {
-                        self.split_reduce(s, p, *w, lam, *ne, *a, out)?
+                match (s.pat.as_slice(), neutral.as_slice()) {
+                    ([_], [Atom::Var(_)]) if crate::ir::operators::elementwise(lam).is_some() => {
+                        self.split_reduce(&[s], out)?;
                     }
                     _ => self.tabulate(s, out)?,
                 }
@@ -1614,48 +1700,68 @@ impl HostGen<'_> {
         (!rows.inner.is_empty() && (1..=MAX_ROW_PAIRS).contains(&rows.per_row())).then_some(rows)
     }
 
-    /// An elementwise reduction of arrays into `p`, whole or in chunks (`HostStm::SplitReduce`).
-    #[allow(clippy::too_many_arguments)]
-    fn split_reduce(
-        &mut self,
-        s: &ir::Stm,
-        p: &ir::Param,
-        w: Atom,
-        lam: &ir::Lambda,
-        ne: Var,
-        arr: Var,
-        out: &mut Vec<HostStm>,
-    ) -> R<()> {
-        let mut launch = Vec::new();
-        self.tabulate(s, &mut launch)?;
-        let whole = match launch.as_slice() {
-            [HostStm::Launch { dispatch, .. }] => dispatch.clone(),
-            _ => return Err(internal(s.span, "an elementwise reduction")),
+    /// Elementwise reductions of arrays (`sums`, of one width and result type), whole or in
+    /// chunks (`HostStm::SplitReduce`); whether they were scheduled. Several are not when their
+    /// joint kernel would bind more buffers than a WebGPU device need allow; the caller then
+    /// schedules each alone.
+    fn split_reduce(&mut self, sums: &[&ir::Stm], out: &mut Vec<HostStm>) -> R<bool> {
+        let (kernels, sites) = (self.kernels.len(), self.sites.len());
+        let mut parts_of = Vec::new();
+        for s in sums {
+            let (Exp::Reduce { lam, neutral, arrs, .. }, [p]) = (&s.exp, s.pat.as_slice()) else {
+                return Err(internal(s.span, "an elementwise reduction"));
+            };
+            let ([Atom::Var(ne)], [a]) = (neutral.as_slice(), arrs.as_slice()) else {
+                return Err(internal(s.span, "an elementwise reduction"));
+            };
+            let op = crate::ir::operators::elementwise(lam)
+                .ok_or_else(|| internal(s.span, "an elementwise operator"))?;
+            parts_of.push(SumPart { p: p.clone(), op: op.clone(), ne: *ne, arr: *a });
+        }
+        let (first, span) = (sums[0], sums[0].span);
+        let Exp::Reduce { w, .. } = &first.exp else {
+            return Err(internal(span, "an elementwise reduction"));
         };
-        let op = crate::ir::operators::elementwise(lam)
-            .ok_or_else(|| internal(s.span, "an elementwise operator"))?;
-        let Type::Array { shape, elem: t } = p.ty.clone() else {
-            return Err(internal(s.span, "an elementwise reduction"));
+        let mut whole = Vec::new();
+        for s in sums {
+            let mut launch = Vec::new();
+            self.stm_types(s);
+            self.tabulate(s, &mut launch)?;
+            match launch.as_slice() {
+                [HostStm::Launch { dispatch, .. }] => whole.push(dispatch.clone()),
+                _ => return Err(internal(s.span, "an elementwise reduction")),
+            }
+        }
+        let Type::Array { shape, elem: _ } = parts_of[0].p.ty.clone() else {
+            return Err(internal(span, "an elementwise reduction"));
         };
-        let parts = self.split_kernel(s, p, &shape, t, op, ne, arr, true)?;
-        let finish = self.split_kernel(s, p, &shape, t, op, ne, arr, false)?;
-        out.push(HostStm::SplitReduce { pat: p.clone(), w, whole, parts, finish, span: s.span });
-        Ok(())
+        let parts = self.split_kernel(first, &parts_of, &shape, true)?;
+        let finish = self.split_kernel(first, &parts_of, &shape, false)?;
+        // The error record takes a storage buffer too.
+        if sums.len() > 1 && parts.bufs.len().max(finish.bufs.len()) + 1 > JOINED_MAX_BUFFERS {
+            self.kernels.truncate(kernels);
+            self.sites.truncate(sites);
+            return Ok(false);
+        }
+        let pat = parts_of.into_iter().map(|x| x.p).collect();
+        out.push(HostStm::SplitReduce { pat, w: *w, whole, parts, finish, span });
+        Ok(true)
+    }
+
+    fn stm_types(&mut self, s: &ir::Stm) {
+        for p in &s.pat {
+            self.types.insert(p.var, p.ty.clone());
+        }
     }
 
     /// The chunks' kernel of a split reduction (`parts`), folding rows `[c·chunk, (c+1)·chunk)`
     /// of the arrays for element `e` of invocation `c·elements + e`, or the kernel folding
-    /// each element's chunks in order.
-    #[allow(clippy::too_many_arguments)]
+    /// each element's chunks in order; for each of `sums`.
     fn split_kernel(
         &mut self,
         s: &ir::Stm,
-        p: &ir::Param,
+        sums: &[SumPart],
         shape: &[ir::Dim],
-        t: PrimType,
-        op: &ir::Lambda,
-        ne: Var,
-        arr: Var,
         parts: bool,
     ) -> R<Dispatch> {
         let types = std::mem::take(&mut self.types);
@@ -1673,33 +1779,52 @@ impl HostGen<'_> {
             gen.line(&format!("if (gid >= {threads}) {{ return; }}"));
             gen.line("let e = gid % max(elems, 1);");
             let idx = gen.unravel("e", &dims);
-            let KVal::Arr(z) = gen.var(ne)? else { return Err(internal(s.span, "neutral")) };
-            let KVal::Scalar(z, _) = gen.index(&z, &idx)? else {
-                return Err(internal(s.span, "neutral element"));
-            };
-            let acc = gen.fresh("acc");
-            gen.line(&format!("var {acc}: {} = {z};", gen.ty(t)));
-            let x = if parts {
+            let mut accs = Vec::new();
+            for x in sums {
+                let t = x.p.ty.elem();
+                let KVal::Arr(z) = gen.var(x.ne)? else {
+                    return Err(internal(s.span, "neutral"));
+                };
+                let KVal::Scalar(z, _) = gen.index(&z, &idx)? else {
+                    return Err(internal(s.span, "neutral element"));
+                };
+                let acc = gen.fresh("acc");
+                gen.line(&format!("var {acc}: {} = {z};", gen.ty(t)));
+                accs.push(acc);
+            }
+            if parts {
                 gen.line("let chunk = (w + parts - 1) / parts;");
                 gen.line("let start = (gid / max(elems, 1)) * chunk;");
                 gen.open("for (var r = start; r < min(start + chunk, w); r++) {");
-                let KVal::Arr(a) = gen.var(arr)? else { return Err(internal(s.span, "arrays")) };
-                let at: Vec<String> = std::iter::once("r".to_string()).chain(idx).collect();
-                gen.index(&a, &at)?
             } else {
-                let b = gen.buffer(BufRef::Temp(0), t, Access::ReadWrite);
                 gen.open("for (var c = 0; c < parts; c++) {");
-                KVal::Scalar(load(&format!("b{b}[c * elems + e]"), t), t)
-            };
-            let r = gen.apply_lambda(op, vec![KVal::Scalar(acc.clone(), t), x])?;
-            gen.assign(&r, std::slice::from_ref(&acc))?;
+            }
+            for (k, (x, acc)) in sums.iter().zip(&accs).enumerate() {
+                let t = x.p.ty.elem();
+                let v = if parts {
+                    let KVal::Arr(a) = gen.var(x.arr)? else {
+                        return Err(internal(s.span, "arrays"));
+                    };
+                    let at: Vec<String> =
+                        std::iter::once("r".to_string()).chain(idx.iter().cloned()).collect();
+                    gen.index(&a, &at)?
+                } else {
+                    let b = gen.buffer(BufRef::Temp(k), t, Access::ReadWrite);
+                    KVal::Scalar(load(&format!("b{b}[c * elems + e]"), t), t)
+                };
+                let r = gen.apply_lambda(&x.op, vec![KVal::Scalar(acc.clone(), t), v])?;
+                gen.assign(&r, std::slice::from_ref(acc))?;
+            }
             gen.close();
-            let b = if parts {
-                gen.buffer(BufRef::Temp(0), t, Access::ReadWrite)
-            } else {
-                gen.buffer(BufRef::Var(p.var), t, Access::ReadWrite)
-            };
-            gen.line(&format!("b{b}[gid] = {};", store(&acc, t)));
+            for (k, (x, acc)) in sums.iter().zip(&accs).enumerate() {
+                let t = x.p.ty.elem();
+                let b = if parts {
+                    gen.buffer(BufRef::Temp(k), t, Access::ReadWrite)
+                } else {
+                    gen.buffer(BufRef::Var(x.p.var), t, Access::ReadWrite)
+                };
+                gen.line(&format!("b{b}[gid] = {};", store(acc, t)));
+            }
             let wgsl = assemble(&gen, "", "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();

@@ -187,16 +187,18 @@ pub enum HostStm {
         flat: Dispatch,
         span: Span,
     },
-    /// An elementwise `reduce` of `w` arrays into the array `pat` (AD's sums over samples):
-    /// `whole` folds all `w` with an invocation per element. When the result has too few
-    /// elements to fill the device, the executor runs `parts` instead: each invocation folds a
-    /// contiguous chunk of the arrays for one element, into a temporary of `parts × elements`
-    /// words; then `finish` folds each element's chunks in order. Reserved argument words of
-    /// both: `w`, the number of chunks.
+    /// Elementwise `reduce`s of `w` arrays each into the arrays `pat` (AD's sums over samples),
+    /// all of one shape: `whole` folds all `w` with an invocation per element, a dispatch per
+    /// result. When the results have too few elements to fill the device, the executor runs
+    /// `parts` instead: each invocation folds a contiguous chunk of the arrays for one element
+    /// of every result, into a temporary per result of `parts × elements` words; then `finish`
+    /// folds each element's chunks in order. Reserved argument words of both: `w`, the number
+    /// of chunks. Several results are sums over the same samples that one kernel folds
+    /// together (see `host::joined_sums`), so what their arrays share is computed once.
     SplitReduce {
-        pat: Param,
+        pat: Vec<Param>,
         w: Atom,
-        whole: Dispatch,
+        whole: Vec<Dispatch>,
         parts: Dispatch,
         finish: Dispatch,
         span: Span,

@@ -202,9 +202,9 @@ impl Printer<'_> {
                     let _ = writeln!(
                         out,
                         "{pad}let {} = elementwise reduce({}): an invocation per element {} ; few elements: chunks {} then {}",
-                        self.param(pat),
+                        self.pat(pat),
                         self.atom(w),
-                        self.dispatch(whole),
+                        whole.iter().map(|d| self.dispatch(d)).collect::<Vec<_>>().join(", "),
                         self.dispatch(parts),
                         self.dispatch(finish)
                     );

@@ -566,7 +566,7 @@ fn per_sample_outer_products_summed_over_the_samples_are_never_stored() {
             .into_iter()
             .filter_map(|s| match s {
                 HostStm::Launch { shape, .. } => Some(shape.len()),
-                HostStm::SplitReduce { pat, .. } => Some(pat.ty.rank()),
+                HostStm::SplitReduce { pat, .. } => Some(pat[0].ty.rank()),
                 _ => None,
             })
             .collect();
@@ -801,4 +801,44 @@ fn small_elementwise_reductions_are_split_into_chunks() {
     // Enough elements, or too few arrays: no split.
     assert_eq!(split_chunks(10_000, 1 << 20, false), 1);
     assert_eq!(split_chunks(40, 16, true), 1);
+}
+
+/// Sums over the same samples are folded by one kernel (the adjoints of two parameters of a
+/// loss), but not when one sum reads the other, nor when the joint kernels would bind more
+/// storage buffers than a WebGPU device need allow.
+#[test]
+fn sums_over_the_same_samples_are_folded_together() {
+    let sums = |src: &str| {
+        let gp = gpu(src).unwrap();
+        for k in &gp.kernels {
+            validate(&k.wgsl).unwrap();
+        }
+        let sums: Vec<usize> = host_stms(&gp)
+            .into_iter()
+            .filter_map(|s| match s {
+                HostStm::SplitReduce { pat, .. } => Some(pat.len()),
+                _ => None,
+            })
+            .collect();
+        (sums, show(&gp))
+    };
+    let loss = "def loss [n][k] (xs: [n][k]f32) (a: [k]f32, b: [k]f32) : f32 =
+          f32.sum (map (\\x -> f32.sum (map3 (\\xi ai bi -> let r = ai * xi + bi in r * r) x a b)) xs)
+        entry main [n][k] (xs: [n][k]f32) (a: [k]f32) (b: [k]f32) = vjp (loss xs) (a, b) 1";
+    let (n, shown) = sums(loss);
+    assert_eq!(n, [2], "{shown}");
+    let three = "entry main [n][k] (a: [n][k]f32) (b: [n][k]f32) (c: [n][k]f32) (d: [n][k]f32)
+                            (e: [n][k]f32) (f: [n][k]f32) =
+          let sum (xs: [n][k]f32) = reduce (map2 (+)) (replicate k 0) xs
+          in (sum (map3 (map3 (\\x y z -> x + y + z)) a b c), sum (map3 (map3 (\\x y z -> x * y * z)) A B C))";
+    let (n, shown) = sums(&three.replace("A B C", "a b c"));
+    assert_eq!(n, [2], "{shown}");
+    let (n, shown) = sums(&three.replace("A B C", "d e f"));
+    assert_eq!(n, [1, 1], "{shown}");
+    let (n, shown) = sums(
+        "entry main [n][k] (xss: [n][k]f32) =
+          let s = reduce (map2 (+)) (replicate k 0) xss
+          in (s, reduce (map2 (+)) s (map (map (* 2)) xss))",
+    );
+    assert_eq!(n, [1, 1], "{shown}");
 }
