@@ -9,7 +9,9 @@
 //! elements of replicates into their values (checks.rs), removes copies that nothing updates in
 //! place (copies.rs), binds the parameters of maps over replicated scalars to the scalars
 //! (replicated.rs), removes the arrays a loop fills that nothing reads (unused_saves.rs) and
-//! the loop parameters that nothing needs or that no iteration changes (loop_params.rs). The GPU backend alone runs three more after `for_backends`: sums over a map
+//! the loop parameters that nothing needs or that no iteration changes (loop_params.rs), and
+//! moves the scalar computations that no iteration changes before their loop
+//! (loop_invariants.rs). The GPU backend alone runs three more after `for_backends`: sums over a map
 //! of histograms, or of arrays with one row set, become one histogram (summed_hists.rs,
 //! summed_rows.rs), and a map's repeated results are returned once (repeated_results.rs).
 
@@ -21,6 +23,7 @@ mod cse;
 mod destinations;
 mod hoist;
 mod inline;
+mod loop_invariants;
 mod loop_params;
 mod outer_products;
 mod repeated_results;
@@ -63,7 +66,10 @@ pub fn simplify(prog: &mut Program) {
         cse::common_subexpressions(f);
         copy_prop(f);
         crate::ir::lower::dce(&mut f.body);
-        if loop_params::loop_params(f) {
+        let params = loop_params::loop_params(f);
+        if loop_invariants::loop_invariants(f) || params {
+            // Values moved before different loops may be the same.
+            cse::common_subexpressions(f);
             copy_prop(f);
             crate::ir::lower::dce(&mut f.body);
         }
