@@ -84,25 +84,22 @@ fn operands(e: &Exp) -> Vec<Var> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{compile, run};
+    use super::super::testing::{compile, flight_gradient_holds, run, FLIGHT};
 
     /// The sweep of a `while` loop's vjp computes `iterations - 1` once; an integer division
     /// by a value from outside stays in the loop (it may fail only if the loop runs).
     #[test]
     fn invariant_scalars_move_before_their_loop() {
-        let src = "
-            def flight (v0: f64) : f64 =
-              let (x, _, _) =
-                loop (x, y, v) = (0, 0, v0) while y >= 0 do
-                  (x + 0.1 * v, y + 0.1 * v - 0.05, v * 0.9 - 0.01 * v * v)
-              in x
-            entry grad (v0: f64) = vjp flight v0 1
+        let src = format!(
+            "{FLIGHT}
             entry div (n: i64) (k: i64) (a: f64) : (i64, f64) =
-              loop (s, t) = (0, 0) for i < n do (s + n / k + i, t + a * 2)";
-        let (c, ir) = compile(src);
+              loop (s, t) = (0, 0) for i < n do (s + n / k + i, t + a * 2)"
+        );
+        let (c, ir) = compile(&src);
         let grad = &ir[ir.find("fun grad").unwrap()..ir.find("fun div").unwrap()];
         let sweep = &grad[grad.rfind(" loop (").unwrap()..];
         assert!(!sweep.contains(" - 1i64"), "{grad}");
+        flight_gradient_holds(&c);
         let div = &ir[ir.find("fun div").unwrap()..];
         let (before, body) = div.split_at(div.find(" loop (").unwrap());
         assert!(before.contains(" * 2.0f64") && !body.contains(" * 2.0f64"), "{div}");

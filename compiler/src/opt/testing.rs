@@ -39,3 +39,28 @@ pub fn rewritten_by(
     let after = crate::ir::print::print_program(&c.ir);
     (after, expected, run(&c, entry, args))
 }
+
+/// A `while` loop over scalars (a projectile with drag, stepped until it lands) and `grad`, the
+/// vjp of its landing position: what reverse mode makes of a `while`.
+pub const FLIGHT: &str = "
+    def flight (v0: f64) : f64 =
+      let (x, _, _) =
+        loop (x, y, v) = (0, 0, v0) while y >= 0 do
+          (x + 0.1 * v, y + 0.1 * v - 0.05, v * 0.9 - 0.01 * v * v)
+      in x
+    entry grad (v0: f64) = vjp flight v0 1";
+
+/// `grad` of [`FLIGHT`] at 3 agrees with a central difference (the number of iterations is the
+/// same nearby).
+pub fn flight_gradient_holds(c: &driver::Compiled) {
+    let x = |v0: f64| {
+        let (mut x, mut y, mut v) = (0.0, 0.0, v0);
+        while y >= 0.0 {
+            (x, y, v) = (x + 0.1 * v, y + 0.1 * v - 0.05, v * 0.9 - 0.01 * v * v);
+        }
+        x
+    };
+    let fd = (x(3.0 + 1e-6) - x(3.0 - 1e-6)) / 2e-6;
+    let got: f64 = run(c, "grad", "3.0f64").unwrap().trim_end_matches("f64").parse().unwrap();
+    assert!((got - fd).abs() < 1e-6, "{got} against {fd}");
+}

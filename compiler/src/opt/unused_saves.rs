@@ -124,35 +124,17 @@ fn checks_of(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{compile, run};
-
-    const SRC: &str = "
-        def flight (v0: f64) : f64 =
-          let (x, _, _) =
-            loop (x, y, v) = (0, 0, v0) while y >= 0 do
-              (x + 0.1 * v, y + 0.1 * v - 0.05, v * 0.9 - 0.01 * v * v)
-          in x
-        entry grad (v0: f64) = vjp flight v0 1";
+    use super::super::testing::{compile, flight_gradient_holds, run, FLIGHT};
 
     /// The reverse sweep reads only the saved velocities: the positions and loop conditions are
     /// no longer saved, and the loop counter needs no bounds check.
     #[test]
     fn unread_saves_are_not_made() {
-        let (c, ir) = compile(SRC);
+        let (c, ir) = compile(FLIGHT);
         let saves = ir.lines().filter(|l| l.contains("_saved") && l.contains(" with [")).count();
         assert_eq!(saves, 1, "{ir}");
         assert!(!ir.contains("out of bounds"), "{ir}");
-        // Against a central difference (the number of iterations is the same nearby).
-        let x = |v0: f64| {
-            let (mut x, mut y, mut v) = (0.0, 0.0, v0);
-            while y >= 0.0 {
-                (x, y, v) = (x + 0.1 * v, y + 0.1 * v - 0.05, v * 0.9 - 0.01 * v * v);
-            }
-            x
-        };
-        let fd = (x(3.0 + 1e-6) - x(3.0 - 1e-6)) / 2e-6;
-        let got: f64 = run(&c, "grad", "3.0f64").unwrap().trim_end_matches("f64").parse().unwrap();
-        assert!((got - fd).abs() < 1e-6, "{got} against {fd}");
+        flight_gradient_holds(&c);
     }
 
     /// A save that is read after the loop stays, and an update whose index may be out of bounds
