@@ -19,13 +19,7 @@ pub fn loop_params(f: &mut FunDef) -> bool {
     if !has_loop(&f.body) {
         return false;
     }
-    let mut uses: HashMap<Var, usize> = HashMap::new();
-    let mut counted = f.body.clone();
-    crate::ad::walk::body_vars(&mut counted, &mut |v, binder| {
-        if !binder {
-            *uses.entry(*v).or_default() += 1;
-        }
-    });
+    let uses = super::use_counts(&f.body);
     body(&mut f.body, &uses)
 }
 

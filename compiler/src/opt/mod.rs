@@ -101,6 +101,17 @@ pub fn simplify(prog: &mut Program) {
     }
 }
 
+/// How many times each variable of `b` is used (dims and results included).
+fn use_counts(b: &Body) -> std::collections::HashMap<Var, usize> {
+    let mut uses = std::collections::HashMap::new();
+    crate::ad::walk::body_vars(&mut b.clone(), &mut |v, binder| {
+        if !binder {
+            *uses.entry(*v).or_default() += 1;
+        }
+    });
+    uses
+}
+
 /// Replace uses of `let v = w` (same type) by `w`. Variables are bound once in the program and
 /// every use of `v` follows its binding, so `w` is in scope at each of them.
 fn copy_prop(f: &mut FunDef) {

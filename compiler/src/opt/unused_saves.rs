@@ -17,13 +17,7 @@ pub fn unused_saves(f: &mut FunDef, names: &mut Vec<String>) -> bool {
     if !carries_array(&f.body) {
         return false;
     }
-    let mut uses: HashMap<Var, usize> = HashMap::new();
-    let mut counted = f.body.clone();
-    crate::ad::walk::body_vars(&mut counted, &mut |v, binder| {
-        if !binder {
-            *uses.entry(*v).or_default() += 1;
-        }
-    });
+    let uses = super::use_counts(&f.body);
     let mut types: HashMap<Var, Type> = f.params.iter().map(|p| (p.var, p.ty.clone())).collect();
     crate::ad::walk::body_types(&f.body, &mut types);
     let ranges = crate::ir::ranges::index_ranges(&f.body);

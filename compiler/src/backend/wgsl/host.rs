@@ -598,9 +598,7 @@ impl HostGen<'_> {
     }
 
     fn stm(&mut self, s: &ir::Stm, out: &mut Vec<HostStm>) -> R<()> {
-        for p in &s.pat {
-            self.types.insert(p.var, p.ty.clone());
-        }
+        self.stm_types(s);
         let all_scalar = s.pat.iter().all(|p| matches!(p.ty, Type::Prim(_)));
         let p0 = || s.pat.first().cloned().ok_or_else(|| internal(s.span, "no result"));
         match &s.exp {
