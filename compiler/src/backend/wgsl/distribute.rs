@@ -10,7 +10,9 @@
 //! as an extra parameter (a kernel may bind only a few storage buffers, so the values of many
 //! splits share one). The cheap statements before it are repeated in both maps (arrays in a
 //! kernel are delayed, so repeating them costs nothing until an element is demanded); parameters
-//! a piece does not use are dropped.
+//! a piece does not use are dropped. Arrays whose elements would be demanded many times over
+//! get a map of their own too ([`Distribute::peelable`]): an element is computed once and read
+//! back, not recomputed wherever it is read.
 //!
 //! Calls at the top of a map's function are inlined first (with fresh variables), so the loops of
 //! `softmax` are visible. A map whose function returns only scalars keeps its last loop (it runs
@@ -325,12 +327,25 @@ impl Distribute<'_> {
     /// delayed, and demanding every element of it folds a prefix per element, O(m²) per
     /// segment), or a `map` whose elements loop (a matrix-vector product: demanding its elements
     /// in a loop would recompute each), or a reduction of vectors (each element folds a
-    /// column). Not when they are all the function returns (the kernel then writes each element
-    /// once).
+    /// column), or arrays whose elements are costly and that a later nested map reads once per
+    /// element of its array results ([`reread`], [`costly`]). Not when they are all the
+    /// function returns (the kernel then writes each element once).
     fn peelable(&self, lam: &Lambda, k: usize) -> Option<ir::Dim> {
         let st = lam.body.stms.get(k)?;
         if returns(lam, k) || !st.pat.iter().all(|p| p.ty.rank() == 1) {
             return None;
+        }
+        if reread(lam, k) && costly(lam, k) {
+            let w = match st.pat.first().map(|p| &p.ty) {
+                Some(Type::Array { shape, .. }) => match shape.first()? {
+                    ir::Dim::Const(c) => Atom::Const(PrimValue::I64(*c)),
+                    ir::Dim::Var(v) => Atom::Var(*v),
+                },
+                _ => return None,
+            };
+            if let Some(d) = host_width(lam, k, w) {
+                return Some(d);
+            }
         }
         match &st.exp {
             Exp::Scan { w, .. } => host_width(lam, k, *w),
@@ -520,6 +535,73 @@ pub(super) fn loops(prog: &ir::Program, e: &Exp, depth: usize) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether a later statement of `lam` is a map with array results that reads the arrays of the
+/// statement at `k` (as arrays it maps over or free in its function). Inside a kernel those
+/// results are delayed, so each of their elements demands the element it reads again: a
+/// gradient's per-component softmax weight of a sample, for each of the sample's coordinates.
+fn reread(lam: &Lambda, k: usize) -> bool {
+    let vars: HashSet<Var> = lam.body.stms[k].pat.iter().map(|p| p.var).collect();
+    lam.body.stms[k + 1..].iter().any(|x| match &x.exp {
+        Exp::Map { lam: inner, arrs, .. } => {
+            inner.ret.iter().any(|t| matches!(t, Type::Array { .. }))
+                && (arrs.iter().any(|a| vars.contains(a))
+                    || walk::free_in_body(&inner.body).iter().any(|v| vars.contains(v)))
+        }
+        _ => false,
+    })
+}
+
+/// Whether an element of the arrays of the statement at `k` costs more than a load and a few
+/// arithmetic operations: it or a statement of `lam` it depends on calls a transcendental
+/// function or divides. Computing such arrays once and reading them back is cheaper than
+/// recomputing their elements wherever they are read.
+fn costly(lam: &Lambda, k: usize) -> bool {
+    fn exp_costly(e: &Exp) -> bool {
+        let body = |b: &ir::Body| b.stms.iter().any(|s| exp_costly(&s.exp));
+        match e {
+            Exp::Math(f, ..) => !matches!(
+                f,
+                ir::MathFn::Floor
+                    | ir::MathFn::Ceil
+                    | ir::MathFn::Round
+                    | ir::MathFn::Trunc
+                    | ir::MathFn::IsNan
+                    | ir::MathFn::IsInf
+                    | ir::MathFn::CopySign
+                    | ir::MathFn::Fma
+                    | ir::MathFn::ToBits
+                    | ir::MathFn::FromBits
+                    | ir::MathFn::Clz
+                    | ir::MathFn::Ctz
+                    | ir::MathFn::Popc
+            ),
+            Exp::BinOp(op, ..) => matches!(
+                op,
+                ir::BinOp::Div | ir::BinOp::Mod | ir::BinOp::Quot | ir::BinOp::Rem | ir::BinOp::Pow
+            ),
+            Exp::Map { lam, .. } => body(&lam.body),
+            Exp::If { then_body, else_body, .. } => body(then_body) || body(else_body),
+            _ => false,
+        }
+    }
+    let stms = &lam.body.stms;
+    let free = |s: &Stm| -> Vec<Var> {
+        walk::free_in_body(&ir::Body { stms: vec![s.clone()], result: Vec::new() })
+    };
+    let mut need: HashSet<Var> = free(&stms[k]).into_iter().collect();
+    let mut found = exp_costly(&stms[k].exp);
+    for s in stms[..k].iter().rev() {
+        if found {
+            break;
+        }
+        if s.pat.iter().any(|p| need.contains(&p.var)) {
+            found |= exp_costly(&s.exp);
+            need.extend(free(s));
+        }
+    }
+    found
 }
 
 /// `lam` without the parameters its body does not use, and `arrs` without their arrays (a

@@ -475,6 +475,34 @@ fn a_row_reduction_two_map_levels_down_runs_once_per_row() {
     assert_eq!(launches, [(2, 1), (3, 0)], "{}", show(&gp));
 }
 
+#[test]
+fn costly_rows_read_per_inner_element_are_computed_once() {
+    // `w` is read once per element of each of the inner map's rows: computed where it is read,
+    // each exponential would be recomputed d times. A cheap `w` stays where it is read.
+    let src = |f: &str| {
+        format!(
+            "entry main [n][k][d] (xs: [n][k]f32) (ys: [k][d]f32) : [n][k][d]f32 =\n  \
+             map (\\x -> let w = map (\\v -> {f}) x in map2 (\\wi y -> map (* wi) y) w ys) xs"
+        )
+    };
+    let launches = |gp: &GpuProgram| -> Vec<(usize, usize)> {
+        host_stms(gp)
+            .into_iter()
+            .filter_map(|s| match s {
+                HostStm::Launch { shape, dispatch, .. } => {
+                    let code = own_code(&gp.kernels[dispatch.kernel]);
+                    Some((shape.len(), code.matches("exp(").count()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let gp = gpu(&src("f32.exp v")).unwrap();
+    assert_eq!(launches(&gp), [(2, 1), (3, 0)], "{}", show(&gp));
+    let gp = gpu(&src("v * 2")).unwrap();
+    assert_eq!(launches(&gp), [(3, 0)], "{}", show(&gp));
+}
+
 /// The matrix-product launches' kernels: (for GPUs, for software devices).
 fn tiled_launches(gp: &GpuProgram) -> Vec<(String, String)> {
     host_stms(gp)
