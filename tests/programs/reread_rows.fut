@@ -10,6 +10,14 @@
 entry scaled [n][k][d] (xs: [n][k]f32) (ys: [k][d]f32) : [n][k][d]f32 =
   map (\x -> let w = map (\v -> 1 / v) x in map2 (\wi y -> map (* wi) y) w ys) xs
 
+-- Folded by each element of a map with scalar results (a product with a transposed matrix).
+-- ==
+-- entry: folded
+-- input { [[1f32, 2f32], [4f32, 0.5f32]] [[1f32, 2f32, 3f32], [4f32, 5f32, 6f32]] }
+-- output { [[3f32, 4.5f32, 6f32], [8.25f32, 10.5f32, 12.75f32]] }
+entry folded [n][k][h] (xs: [n][k]f32) (w: [k][h]f32) : [n][h]f32 =
+  map (\x -> let e = map (\v -> 1 / v) x in map (\c -> f32.sum (map2 (*) e c)) (transpose w)) xs
+
 -- Read free in the inner map's function, after a branch that updates one element (as a
 -- gradient's softmax weights are, at the index of their maximum).
 -- ==

@@ -537,20 +537,34 @@ pub(super) fn loops(prog: &ir::Program, e: &Exp, depth: usize) -> bool {
     }
 }
 
-/// Whether a later statement of `lam` is a map with array results that reads the arrays of the
-/// statement at `k` (as arrays it maps over or free in its function). Inside a kernel those
-/// results are delayed, so each of their elements demands the element it reads again: a
-/// gradient's per-component softmax weight of a sample, for each of the sample's coordinates.
+/// Whether a later map of `lam` reads the arrays of the statement at `k` many times over: a map
+/// with array results that maps over them or reads them at all (inside a kernel those results
+/// are delayed, so each of their elements demands what it reads again: a gradient's
+/// per-component softmax weight of a sample, for each of the sample's coordinates), or a map
+/// whose function reads them other than by one element (each of its elements folds or maps
+/// over them: a product with a transposed matrix).
 fn reread(lam: &Lambda, k: usize) -> bool {
     let vars: HashSet<Var> = lam.body.stms[k].pat.iter().map(|p| p.var).collect();
+    let reads = |vs: &[Var]| vs.iter().any(|v| vars.contains(v));
     lam.body.stms[k + 1..].iter().any(|x| match &x.exp {
         Exp::Map { lam: inner, arrs, .. } => {
-            inner.ret.iter().any(|t| matches!(t, Type::Array { .. }))
-                && (arrs.iter().any(|a| vars.contains(a))
-                    || walk::free_in_body(&inner.body).iter().any(|v| vars.contains(v)))
+            if inner.ret.iter().any(|t| matches!(t, Type::Array { .. })) {
+                reads(arrs) || reads(&walk::free_in_body(&inner.body))
+            } else {
+                inner.body.stms.iter().any(|s| {
+                    let one = matches!(&s.exp, Exp::Index { idx, .. }
+                        if idx.iter().all(|i| matches!(i, ir::DimIndex::Fix(_))));
+                    !one && reads(&free_in_stm(s))
+                })
+            }
         }
         _ => false,
     })
+}
+
+/// The variables a statement reads from outside it.
+fn free_in_stm(s: &Stm) -> Vec<Var> {
+    walk::free_in_body(&ir::Body { stms: vec![s.clone()], result: Vec::new() })
 }
 
 /// Whether an element of the arrays of the statement at `k` costs more than a load and a few
@@ -587,10 +601,7 @@ fn costly(lam: &Lambda, k: usize) -> bool {
         }
     }
     let stms = &lam.body.stms;
-    let free = |s: &Stm| -> Vec<Var> {
-        walk::free_in_body(&ir::Body { stms: vec![s.clone()], result: Vec::new() })
-    };
-    let mut need: HashSet<Var> = free(&stms[k]).into_iter().collect();
+    let mut need: HashSet<Var> = free_in_stm(&stms[k]).into_iter().collect();
     let mut found = exp_costly(&stms[k].exp);
     for s in stms[..k].iter().rev() {
         if found {
@@ -598,7 +609,7 @@ fn costly(lam: &Lambda, k: usize) -> bool {
         }
         if s.pat.iter().any(|p| need.contains(&p.var)) {
             found |= exp_costly(&s.exp);
-            need.extend(free(s));
+            need.extend(free_in_stm(s));
         }
     }
     found

@@ -476,7 +476,7 @@ fn a_row_reduction_two_map_levels_down_runs_once_per_row() {
 }
 
 #[test]
-fn costly_rows_read_per_inner_element_are_computed_once() {
+fn costly_rows_read_many_times_are_computed_once() {
     // `w` is read once per element of each of the inner map's rows: computed where it is read,
     // each exponential would be recomputed d times. A cheap `w` stays where it is read.
     let src = |f: &str| {
@@ -501,6 +501,19 @@ fn costly_rows_read_per_inner_element_are_computed_once() {
     assert_eq!(launches(&gp), [(2, 1), (3, 0)], "{}", show(&gp));
     let gp = gpu(&src("v * 2")).unwrap();
     assert_eq!(launches(&gp), [(3, 0)], "{}", show(&gp));
+    // Folded by each element of a map with scalar results (a product with a transposed matrix,
+    // as in reverse mode through a layer): computed once, the product is a tiled matrix product.
+    let product = "entry main [n][k][h] (xs: [n][k]f32) (w: [k][h]f32) : [n][h]f32 =\n  \
+                   map (\\x -> let e = map f32.exp x\n\
+                                 in map (\\c -> f32.sum (map2 (*) e c)) (transpose w)) xs";
+    let gp = gpu(product).unwrap();
+    assert_eq!(tiled_launches(&gp).len(), 1, "{}", show(&gp));
+    assert_eq!(launches(&gp), [(2, 1), (2, 0)], "{}", show(&gp));
+    // Read one element per element: left where it is read.
+    let gather = "entry main [n][k] (xs: [n][k]f32) (js: [k]i64) : [n][k]f32 =\n  \
+                  map (\\x -> let e = map f32.exp x in map (\\j -> e[j] * 2) js) xs";
+    let gp = gpu(gather).unwrap();
+    assert_eq!(launches(&gp), [(2, 1)], "{}", show(&gp));
 }
 
 /// The matrix-product launches' kernels: (for GPUs, for software devices).
