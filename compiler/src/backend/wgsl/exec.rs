@@ -852,10 +852,18 @@ impl<D: Device> Exec<'_, D> {
                 self.env.insert(pat.var, HVal::arr(buf, elem, shape));
                 let w = self.int(w, *span)?;
                 if w > 0 && bins > 0 {
-                    let groups = groups_for(w, MAX_GROUPS);
+                    let (d, groups) = if bins <= HIST_LOCAL_BINS {
+                        let groups = groups_for(w, MAX_GROUPS);
+                        // Each workgroup clears and merges every bin: a software device, which
+                        // runs a few workgroups at a time, needs only enough to fill its cores.
+                        let few =
+                            if self.dev.software() { SOFTWARE_REDUCE_GROUPS } else { 1 << 32 };
+                        (local, groups.min(few))
+                    } else {
+                        (global, groups_for(w, MAX_GROUPS))
+                    };
                     let reserved =
                         [to_word(PrimValue::I64(w), *span)?, to_word(PrimValue::I64(bins), *span)?];
-                    let d = if bins <= HIST_LOCAL_BINS { local } else { global };
                     self.run_dispatch(d, &reserved, &[], groups, *span).await?;
                 }
             }
