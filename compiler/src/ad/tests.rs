@@ -401,3 +401,21 @@ fn random_inputs_keep_constant_dimensions() {
     assert_eq!(a.shape, vec![2, 5]);
     assert!(r.worst() < 1e-6, "{r:?}");
 }
+
+/// Seed-001 §7 test 16's structural check: in the derivative of the Fig. 3.8 nest the primal
+/// squares that the adjoint does not need are gone; only the adjoint's products remain.
+#[test]
+fn no_primal_recomputation_survives_in_the_fig38_nest() {
+    let src = "entry main [n][m] (cs: [n]bool) (ass: [n][m]f64) =\n  \
+               vjp (\\ass -> map2 (\\c as -> if c then as else map (\\a -> a * a) as) cs ass) ass\n      \
+               (replicate n (replicate m 1))";
+    let shown = driver::show_ad(src).expect("compiles");
+    // A square is a product of a variable with itself.
+    let squares = shown
+        .lines()
+        .filter_map(|l| l.split_once("= ").map(|(_, r)| r.trim()))
+        .filter(|r| r.split_once(" * ").is_some_and(|(a, b)| a == b))
+        .count();
+    assert_eq!(squares, 0, "{shown}");
+    assert_eq!(shown.matches(" * ").count(), 1, "{shown}");
+}

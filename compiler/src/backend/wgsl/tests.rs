@@ -516,6 +516,31 @@ fn costly_rows_read_many_times_are_computed_once() {
     assert_eq!(launches(&gp), [(2, 1)], "{}", show(&gp));
 }
 
+#[test]
+fn the_gradient_of_a_matrix_product_is_two_products_without_atomics() {
+    // Seed-001 §7 test 15's structural check: Ā = C̄·Bᵀ (a map whose elements fold a row) and
+    // B̄ = Aᵀ·C̄ (a sum over the rows of their outer products), no histogram, no atomics.
+    let src = "def matmul [n][m][p] (a: [n][m]f32, b: [m][p]f32) : [n][p]f32 =\n  \
+               map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose b)) a\n\
+               entry main [n][m][p] (a: [n][m]f32) (b: [m][p]f32) (c: [n][p]f32) =\n  \
+               vjp matmul (a, b) c";
+    let gp = gpu(src).unwrap();
+    let stms = host_stms(&gp);
+    let folds = stms
+        .iter()
+        .filter(|s| match s {
+            HostStm::Launch { dispatch, .. } => {
+                own_code(&gp.kernels[dispatch.kernel]).contains("for (")
+            }
+            HostStm::SplitReduce { .. } => true,
+            _ => false,
+        })
+        .count();
+    assert_eq!(folds, 2, "{}", show(&gp));
+    assert!(!stms.iter().any(|s| matches!(s, HostStm::Hist { .. })), "{}", show(&gp));
+    assert!(gp.kernels.iter().all(|k| !own_code(k).contains("atomic")), "{}", show(&gp));
+}
+
 /// The matrix-product launches' kernels: (for GPUs, for software devices).
 fn tiled_launches(gp: &GpuProgram) -> Vec<(String, String)> {
     host_stms(gp)
