@@ -18,6 +18,7 @@
 use crate::ir::*;
 
 mod checks;
+mod column_scans;
 mod copies;
 mod cse;
 mod destinations;
@@ -34,6 +35,7 @@ mod summed_rows;
 #[cfg(test)]
 mod testing;
 mod unused_saves;
+pub use column_scans::scans_of_rows_by_columns;
 pub use destinations::replicates_before_maps;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;

@@ -427,6 +427,9 @@ fn generate(
     crate::opt::summed_rows_as_histograms(&mut prog);
     // A map's repeated results are stored once (`opt::repeated_results_once`).
     crate::opt::repeated_results_once(&mut prog);
+    // Kernels scan scalars: a scan of rows combined elementwise is a segmented scan of their
+    // columns (`opt::scans_of_rows_by_columns`).
+    crate::opt::scans_of_rows_by_columns(&mut prog);
     let mut gp = match host::generate(&prog, wide) {
         Ok(gp) => gp,
         Err(d) if prog.entries.len() > 1 => {
