@@ -962,9 +962,13 @@ impl<'a> Gen<'a> {
                 out[0] = rest.clone();
                 break;
             }
+            // The remainder as `rest - q * d`, not `rest % d`: one division per dimension, and
+            // a row-major index `q * d + i` of the same array is then `rest` again, which the
+            // driver's compiler folds (the division dies with it when nothing else needs it).
             let d = &dims[k];
-            let i = self.let_(&format!("({rest} % max({d}, 1))"), PrimType::Int(IntType::I32));
-            rest = self.let_(&format!("({rest} / max({d}, 1))"), PrimType::Int(IntType::I32));
+            let q = self.let_(&format!("({rest} / max({d}, 1))"), PrimType::Int(IntType::I32));
+            let i = self.let_(&format!("({rest} - {q} * {d})"), PrimType::Int(IntType::I32));
+            rest = q;
             out[k] = i;
         }
         out

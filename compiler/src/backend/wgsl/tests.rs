@@ -542,6 +542,16 @@ fn the_gradient_of_a_matrix_product_is_two_products_without_atomics() {
     assert!(gp.kernels.iter().all(|k| !own_code(k).contains("atomic")), "{}", show(&gp));
 }
 
+#[test]
+fn a_multi_index_costs_one_division_per_dimension() {
+    // The remainders are `rest - q * d`: a row-major index of the same shape folds back to the
+    // flat one in the driver's compiler, and no `%` is left to compute.
+    let gp = gpu("entry main [n][m][p] (x: [n][m][p]f32) = map (map (map (+ 1))) x").unwrap();
+    let code = own_code(&gp.kernels[0]);
+    assert_eq!(code.matches(" / max(").count(), 2, "{code}");
+    assert!(!code.contains(" % "), "{code}");
+}
+
 /// The matrix-product launches' kernels: (for GPUs, for software devices).
 fn tiled_launches(gp: &GpuProgram) -> Vec<(String, String)> {
     host_stms(gp)
