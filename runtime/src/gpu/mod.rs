@@ -611,12 +611,20 @@ impl Gpu {
             .map_err(|e| gpu_err(format!("cannot map a buffer: {e}")))?;
         let out = {
             let view = slice.get_mapped_range().map_err(|e| gpu_err(format!("{e}")))?;
+            // In a browser the mapping is a JS array: copy each part out of it once (reading
+            // the view itself copies the whole mapping into the wasm heap first).
+            #[cfg(target_arch = "wasm32")]
+            let mapped = view.as_uint8array();
             let mut at = 0;
             regions
                 .iter()
                 .map(|r| {
-                    let part = view[at..at + r.2 as usize * 4].to_vec();
-                    at += r.2 as usize * 4;
+                    let len = r.2 as usize * 4;
+                    #[cfg(target_arch = "wasm32")]
+                    let part = mapped.subarray(at as u32, (at + len) as u32).to_vec();
+                    #[cfg(not(target_arch = "wasm32"))]
+                    let part = view[at..at + len].to_vec();
+                    at += len;
                     part
                 })
                 .collect()
