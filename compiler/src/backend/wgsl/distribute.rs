@@ -327,9 +327,9 @@ impl Distribute<'_> {
     /// delayed, and demanding every element of it folds a prefix per element, O(m²) per
     /// segment), or a `map` whose elements loop (a matrix-vector product: demanding its elements
     /// in a loop would recompute each), or a reduction of vectors (each element folds a
-    /// column), or arrays whose elements are costly and that a later nested map reads once per
-    /// element of its array results ([`reread`], [`costly`]). Not when they are all the
-    /// function returns (the kernel then writes each element once).
+    /// column), or arrays whose elements are costly and that a later map reads many times over
+    /// ([`reread`], [`costly`]). Not when they are all the function returns (the kernel then
+    /// writes each element once).
     fn peelable(&self, lam: &Lambda, k: usize) -> Option<ir::Dim> {
         let st = lam.body.stms.get(k)?;
         if returns(lam, k) || !st.pat.iter().all(|p| p.ty.rank() == 1) {
