@@ -2,8 +2,10 @@
 //! ne xss`, is a scan of each column: `transpose (map2 (\col e -> scan op e col) (transpose
 //! xss) ne)`. The GPU backend scans scalars only; there a map of scans is a segmented scan, one
 //! invocation per column reading the rows where they are (the transpositions stay virtual).
-//! Rows of more than one dimension are flattened first, so each element is a column. Reverse
-//! mode makes such scans for the adjoint of a histogram of rows (`hist (map2 op)`).
+//! Rows of more than one dimension are flattened first, so each element is a column. A scan
+//! that also carries scalars, which the rows' elements may read ([`with_scalars`]), scans the
+//! scalars on their own and each column with them. Reverse mode makes such scans for the
+//! adjoint of a histogram of rows (`hist (map2 op)`: segmented scans of flags and rows).
 
 use std::collections::{HashMap, HashSet};
 
