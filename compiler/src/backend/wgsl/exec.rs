@@ -778,7 +778,7 @@ impl<D: Device> Exec<'_, D> {
                             // Blocks of the result, and how many a workgroup computes.
                             let (dispatch, side, per_group) = match t.group {
                                 _ if self.dev.software() => {
-                                    (&t.software, t.software_side, WORKGROUP)
+                                    (&t.software, t.software_side, super::tile::SOFTWARE_GROUP)
                                 }
                                 Some(tile) => (dispatch, tile, 1),
                                 None => (dispatch, t.side, WORKGROUP),

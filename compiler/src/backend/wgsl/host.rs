@@ -1198,12 +1198,14 @@ impl HostGen<'_> {
             return Err(internal(s.span, "matrix product"));
         };
         let (gpu, side, group) = if tile::groupable(&prod, *elem, self.wide) {
-            let gpu = self.tile_kernel(s, &prod, tile::GROUP_SIDE, true)?;
+            let gpu = self.tile_kernel(s, &prod, tile::GROUP_SIDE, true, WORKGROUP)?;
             (gpu, tile::GROUP_SIDE, Some(tile::GROUP_TILE))
         } else {
-            (self.tile_kernel(s, &prod, tile::GPU_SIDE, false)?, tile::GPU_SIDE, None)
+            let gpu = self.tile_kernel(s, &prod, tile::GPU_SIDE, false, WORKGROUP)?;
+            (gpu, tile::GPU_SIDE, None)
         };
-        let software = self.tile_kernel(s, &prod, tile::SOFTWARE_SIDE, false)?;
+        let software =
+            self.tile_kernel(s, &prod, tile::SOFTWARE_SIDE, false, tile::SOFTWARE_GROUP)?;
         out.push(HostStm::Launch {
             outs: s.pat.clone(),
             shape: shape.clone(),
@@ -1216,13 +1218,15 @@ impl HostGen<'_> {
     }
 
     /// The kernel of a matrix-product nest with blocks of side `side`, computed by workgroups
-    /// that share tiles of the operands when `group` (`tile::emit_group`).
+    /// that share tiles of the operands when `group` (`tile::emit_group`), else by workgroups
+    /// of `size` invocations.
     fn tile_kernel(
         &mut self,
         s: &ir::Stm,
         prod: &tile::Product,
         side: u32,
         group: bool,
+        size: u32,
     ) -> R<Dispatch> {
         let [res] = s.pat.as_slice() else { return Err(internal(s.span, "matrix product")) };
         let Type::Array { elem: acc_t, shape } = &res.ty else {
@@ -1239,13 +1243,13 @@ impl HostGen<'_> {
             let p = gen.dim(&shape[1])?;
             let p = gen.let_(&p, PrimType::Int(ir_i32()));
             let out_buf = gen.buffer(BufRef::Var(res.var), acc_t, Access::ReadWrite);
-            let shared = if group {
-                tile::emit_group(&mut gen, prod, [&n, &p], acc_t, out_buf, side)?
+            let wgsl = if group {
+                let shared = tile::emit_group(&mut gen, prod, [&n, &p], acc_t, out_buf, side)?;
+                assemble(&gen, &shared, "")
             } else {
-                tile::emit(&mut gen, prod, [&n, &p], acc_t, out_buf, side)?;
-                String::new()
+                tile::emit(&mut gen, prod, [&n, &p], acc_t, out_buf, side, size)?;
+                assemble_sized(&gen, "", "", size)
             };
-            let wgsl = assemble(&gen, &shared, "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
         let name = match group {

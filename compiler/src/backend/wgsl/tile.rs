@@ -32,6 +32,10 @@ use crate::prim::{IntType, PrimType};
 pub const GPU_SIDE: u32 = 4;
 /// The side of the block that one invocation computes on a software device.
 pub const SOFTWARE_SIDE: u32 = 16;
+/// Invocations per workgroup of the software kernel. A software device runs a workgroup on one
+/// core, so with 256 a product of few blocks ran on one core (256×256: 256 blocks, one
+/// workgroup); with 64 it spreads over four.
+pub const SOFTWARE_GROUP: u32 = 64;
 
 /// The side of the block that an invocation of the workgroup-tiled GPU kernel computes.
 pub const GROUP_SIDE: u32 = 8;
@@ -257,7 +261,8 @@ pub fn emit_group(
 }
 
 /// The kernel's code: invocation `gid` computes block `gid` of the `[n][p]` result (`dims`) in
-/// registers and stores its elements that lie inside the result to `out` (binding `out_buf`).
+/// registers and stores its elements that lie inside the result to `out` (binding `out_buf`);
+/// workgroups have `size` invocations.
 /// Rows past the edge of `A` or `B` are read clamped to the last one (the same values as real
 /// elements, so `f` fails on them only where it fails anyway) and their results dropped.
 pub fn emit(
@@ -267,6 +272,7 @@ pub fn emit(
     acc_t: PrimType,
     out_buf: usize,
     t: u32,
+    size: u32,
 ) -> R<()> {
     let i32t = PrimType::Int(IntType::I32);
     let [n, p] = dims;
@@ -278,7 +284,7 @@ pub fn emit(
     let k = gen.let_(&k, i32t);
     let col_blocks = gen.let_(&format!("({p} + {t} - 1) / {t}"), i32t);
     let row_blocks = gen.let_(&format!("({n} + {t} - 1) / {t}"), i32t);
-    gen.line(&format!("let gid = i32((wg.x + wg.y * nwg.x) * {WORKGROUP}u + lid);"));
+    gen.line(&format!("let gid = i32((wg.x + wg.y * nwg.x) * {size}u + lid);"));
     gen.line(&format!("if (gid >= {row_blocks} * {col_blocks}) {{ return; }}"));
     let row0 = gen.let_(&format!("(gid / {col_blocks}) * {t}"), i32t);
     let col0 = gen.let_(&format!("(gid % {col_blocks}) * {t}"), i32t);
