@@ -434,6 +434,20 @@ fn scans_in_a_map_are_segmented_scans() {
     assert!(!code.contains("for (") && !code.contains("loop {"), "{code}");
 }
 
+/// Each launch's rank and how often `needle` occurs in its kernel's own code.
+fn launches_with(gp: &GpuProgram, needle: &str) -> Vec<(usize, usize)> {
+    host_stms(gp)
+        .into_iter()
+        .filter_map(|s| match s {
+            HostStm::Launch { shape, dispatch, .. } => {
+                let code = own_code(&gp.kernels[dispatch.kernel]);
+                Some((shape.len(), code.matches(needle).count()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn arrays_whose_elements_loop_are_computed_once_per_row() {
     // Two matrix-vector products per row: the hidden vector is a [n][h] array of its own, so
@@ -444,16 +458,7 @@ fn arrays_whose_elements_loop_are_computed_once_per_row() {
                entry main [b][i][h][k] (xs: [b][i]f32) (w1: [h][i]f32) (w2: [k][h]f32) : [b][k]f32 =\n  \
                map (\\x -> let hid = map f32.tanh (matvec w1 x) in matvec w2 hid) xs";
     let gp = gpu(src).unwrap();
-    let loops: Vec<(usize, usize)> = host_stms(&gp)
-        .into_iter()
-        .filter_map(|s| match s {
-            HostStm::Launch { shape, dispatch, .. } => {
-                let code = own_code(&gp.kernels[dispatch.kernel]);
-                Some((shape.len(), code.matches("for (").count()))
-            }
-            _ => None,
-        })
-        .collect();
+    let loops = launches_with(&gp, "for (");
     assert_eq!(loops, [(2, 1), (2, 0), (2, 1)], "{}", show(&gp));
 }
 
@@ -462,16 +467,7 @@ fn a_row_reduction_two_map_levels_down_runs_once_per_row() {
     let src = "entry main [b][n][m] (xsss: [b][n][m]f32) : [b][n][m]f32 =\n  \
                map (\\xss -> map (\\r -> let s = f32.sum r in map (/ s) r) xss) xsss";
     let gp = gpu(src).unwrap();
-    let launches: Vec<(usize, usize)> = host_stms(&gp)
-        .into_iter()
-        .filter_map(|s| match s {
-            HostStm::Launch { shape, dispatch, .. } => {
-                let code = own_code(&gp.kernels[dispatch.kernel]);
-                Some((shape.len(), code.matches("for (").count()))
-            }
-            _ => None,
-        })
-        .collect();
+    let launches = launches_with(&gp, "for (");
     // The sums: one loop per [b][n] element; the quotients: no loop per [b][n][m] element.
     assert_eq!(launches, [(2, 1), (3, 0)], "{}", show(&gp));
 }
@@ -486,18 +482,7 @@ fn costly_rows_read_many_times_are_computed_once() {
              map (\\x -> let w = map (\\v -> {f}) x in map2 (\\wi y -> map (* wi) y) w ys) xs"
         )
     };
-    let launches = |gp: &GpuProgram| -> Vec<(usize, usize)> {
-        host_stms(gp)
-            .into_iter()
-            .filter_map(|s| match s {
-                HostStm::Launch { shape, dispatch, .. } => {
-                    let code = own_code(&gp.kernels[dispatch.kernel]);
-                    Some((shape.len(), code.matches("exp(").count()))
-                }
-                _ => None,
-            })
-            .collect()
-    };
+    let launches = |gp: &GpuProgram| launches_with(gp, "exp(");
     let gp = gpu(&src("f32.exp v")).unwrap();
     assert_eq!(launches(&gp), [(2, 1), (3, 0)], "{}", show(&gp));
     let gp = gpu(&src("v * 2")).unwrap();
