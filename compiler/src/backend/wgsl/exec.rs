@@ -852,16 +852,14 @@ impl<D: Device> Exec<'_, D> {
                 self.env.insert(pat.var, HVal::arr(buf, elem, shape));
                 let w = self.int(w, *span)?;
                 if w > 0 && bins > 0 {
-                    let (d, groups) = if bins <= HIST_LOCAL_BINS {
-                        let groups = groups_for(w, MAX_GROUPS);
+                    let private = bins <= HIST_LOCAL_BINS;
+                    let mut groups = groups_for(w, MAX_GROUPS);
+                    if private && self.dev.software() {
                         // Each workgroup clears and merges every bin: a software device, which
                         // runs a few workgroups at a time, needs only enough to fill its cores.
-                        let few =
-                            if self.dev.software() { SOFTWARE_REDUCE_GROUPS } else { 1 << 32 };
-                        (local, groups.min(few))
-                    } else {
-                        (global, groups_for(w, MAX_GROUPS))
-                    };
+                        groups = groups.min(SOFTWARE_REDUCE_GROUPS);
+                    }
+                    let d = if private { local } else { global };
                     let reserved =
                         [to_word(PrimValue::I64(w), *span)?, to_word(PrimValue::I64(bins), *span)?];
                     self.run_dispatch(d, &reserved, &[], groups, *span).await?;

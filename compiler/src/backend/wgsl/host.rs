@@ -188,6 +188,23 @@ struct SumPart {
     arr: Var,
 }
 
+impl SumPart {
+    /// `s` as such a sum: a `reduce` of one array of arrays, with an elementwise operator and a
+    /// neutral array.
+    fn of(s: &ir::Stm) -> Option<SumPart> {
+        let (Exp::Reduce { lam, neutral, arrs, .. }, [p]) = (&s.exp, s.pat.as_slice()) else {
+            return None;
+        };
+        let ([Atom::Var(ne)], [arr], Type::Array { .. }) =
+            (neutral.as_slice(), arrs.as_slice(), &p.ty)
+        else {
+            return None;
+        };
+        let op = crate::ir::operators::elementwise(lam)?.clone();
+        Some(SumPart { p: p.clone(), op, ne: *ne, arr: *arr })
+    }
+}
+
 /// The storage buffers a WebGPU device need allow a kernel (`maxStorageBuffersPerShaderStage`'s
 /// default): sums are folded together only while their kernels fit in it.
 const JOINED_MAX_BUFFERS: usize = 8;
@@ -199,15 +216,8 @@ const JOINED_MAX_BUFFERS: usize = 8;
 /// group neither names the earlier sums' results nor updates anything in place, so the
 /// earlier sums may move down to the last.
 fn joined_sums(b: &ir::Body) -> Vec<Vec<usize>> {
-    let key = |s: &ir::Stm| match (&s.exp, s.pat.as_slice()) {
-        (Exp::Reduce { w, lam, neutral, arrs, .. }, [p])
-            if matches!(p.ty, Type::Array { .. })
-                && matches!(neutral.as_slice(), [Atom::Var(_)])
-                && arrs.len() == 1
-                && crate::ir::operators::elementwise(lam).is_some() =>
-        {
-            Some((*w, p.ty.clone()))
-        }
+    let key = |s: &ir::Stm| match (&s.exp, SumPart::of(s)) {
+        (Exp::Reduce { w, .. }, Some(sum)) => Some((*w, sum.p.ty)),
         _ => None,
     };
     let consumes = |s: &ir::Stm| {
@@ -697,14 +707,11 @@ impl HostGen<'_> {
             }
             // Elementwise reductions of arrays: one invocation per element folds its column (or
             // a chunk of it, `split_reduce`).
-            Exp::Reduce { lam, neutral, .. }
-                if s.pat.iter().all(|p| matches!(p.ty, Type::Array { .. })) =>
-            {
-                match (s.pat.as_slice(), neutral.as_slice()) {
-                    ([_], [Atom::Var(_)]) if crate::ir::operators::elementwise(lam).is_some() => {
-                        self.split_reduce(&[s], out)?;
-                    }
-                    _ => self.tabulate(s, out)?,
+            Exp::Reduce { .. } if s.pat.iter().all(|p| matches!(p.ty, Type::Array { .. })) => {
+                if SumPart::of(s).is_some() {
+                    self.split_reduce(&[s], out)?;
+                } else {
+                    self.tabulate(s, out)?;
                 }
             }
             Exp::Reduce { w, lam, neutral, arrs, .. } => {
@@ -1708,18 +1715,10 @@ impl HostGen<'_> {
     /// schedules each alone.
     fn split_reduce(&mut self, sums: &[&ir::Stm], out: &mut Vec<HostStm>) -> R<bool> {
         let (kernels, sites) = (self.kernels.len(), self.sites.len());
-        let mut parts_of = Vec::new();
-        for s in sums {
-            let (Exp::Reduce { lam, neutral, arrs, .. }, [p]) = (&s.exp, s.pat.as_slice()) else {
-                return Err(internal(s.span, "an elementwise reduction"));
-            };
-            let ([Atom::Var(ne)], [a]) = (neutral.as_slice(), arrs.as_slice()) else {
-                return Err(internal(s.span, "an elementwise reduction"));
-            };
-            let op = crate::ir::operators::elementwise(lam)
-                .ok_or_else(|| internal(s.span, "an elementwise operator"))?;
-            parts_of.push(SumPart { p: p.clone(), op: op.clone(), ne: *ne, arr: *a });
-        }
+        let parts_of = sums
+            .iter()
+            .map(|s| SumPart::of(s).ok_or_else(|| internal(s.span, "an elementwise reduction")))
+            .collect::<R<Vec<_>>>()?;
         let (first, span) = (sums[0], sums[0].span);
         let Exp::Reduce { w, .. } = &first.exp else {
             return Err(internal(span, "an elementwise reduction"));
