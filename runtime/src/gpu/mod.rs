@@ -91,11 +91,41 @@ impl Check {
 
 /// Bytes of the buffers that hold arrays (arguments, intermediate arrays, results): those alive
 /// now and the most alive at once since the last [`Gpu::take_peak_bytes`]. Uniform buffers of
-/// scalar arguments, error records and read-back staging buffers are not counted.
+/// scalar arguments, error records and read-back staging buffers are not counted. Freed array
+/// buffers are kept in `free` for the next array of their size (at most [`FREE_KEPT_BYTES`]):
+/// creating a buffer costs a browser more than clearing one (a run over 4 MB arrays in Chromium
+/// spent 2 ms creating each), and a program run again asks for the same sizes.
 #[derive(Default)]
 struct MemMeter {
     live: Cell<u64>,
     peak: Cell<u64>,
+    free: RefCell<Vec<Owned>>,
+}
+
+/// Bytes of freed array buffers a device keeps for reuse.
+const FREE_KEPT_BYTES: u64 = 128 << 20;
+
+impl MemMeter {
+    /// A kept buffer of `size` bytes, if there is one.
+    fn reuse(&self, size: u64) -> Option<Owned> {
+        let mut free = self.free.borrow_mut();
+        let k = free.iter().rposition(|b| b.size() == size)?;
+        Some(free.remove(k))
+    }
+
+    /// Keep `buf` for reuse, dropping the oldest kept buffers beyond [`FREE_KEPT_BYTES`].
+    fn keep(&self, buf: Owned) {
+        let size = buf.size();
+        if size > FREE_KEPT_BYTES {
+            return;
+        }
+        let mut free = self.free.borrow_mut();
+        let mut kept: u64 = free.iter().map(|b| b.size()).sum();
+        while kept + size > FREE_KEPT_BYTES && !free.is_empty() {
+            kept -= free.remove(0).size();
+        }
+        free.push(buf);
+    }
 }
 
 /// A program loaded onto a [`Gpu`]: its kernels' pipelines, once created.
@@ -110,9 +140,11 @@ pub struct Loaded {
 #[derive(Clone)]
 pub struct Buf(Rc<Counted>);
 
-/// A buffer holding an array, counted in its device's [`MemMeter`] while it lives.
+/// A buffer holding an array, counted in its device's [`MemMeter`] while it lives and kept
+/// there for reuse when dropped.
 struct Counted {
-    buf: Owned,
+    /// Always `Some` until dropped.
+    buf: Option<Owned>,
     bytes: u64,
     meter: Rc<MemMeter>,
 }
@@ -123,20 +155,23 @@ impl Counted {
         let live = meter.live.get() + bytes;
         meter.live.set(live);
         meter.peak.set(meter.peak.get().max(live));
-        Counted { buf, bytes, meter: meter.clone() }
+        Counted { buf: Some(buf), bytes, meter: meter.clone() }
     }
 }
 
 impl std::ops::Deref for Counted {
     type Target = wgpu::Buffer;
     fn deref(&self) -> &wgpu::Buffer {
-        &self.buf
+        self.buf.as_ref().expect("a counted buffer is only taken when dropped")
     }
 }
 
 impl Drop for Counted {
     fn drop(&mut self) {
         self.meter.live.set(self.meter.live.get().saturating_sub(self.bytes));
+        if let Some(b) = self.buf.take() {
+            self.meter.keep(b);
+        }
     }
 }
 
@@ -327,6 +362,11 @@ impl Gpu {
             profile: RefCell::default(),
             staging: RefCell::default(),
         })
+    }
+
+    /// Bytes of freed array buffers kept for the next arrays of their sizes.
+    pub fn kept_bytes(&self) -> u64 {
+        self.memory.free.borrow().iter().map(|b| b.size()).sum()
     }
 
     /// The last timed run's kernels: name, launches and device time, in order of first launch.
@@ -576,6 +616,7 @@ impl Gpu {
             queries,
             timed: Vec::new(),
             pending: Vec::new(),
+            clears: Vec::new(),
         })
     }
 
@@ -679,12 +720,39 @@ struct Dev<'a> {
     /// values) makes one write of many words instead of many of one word; every other
     /// operation on the device first hands them over, in order.
     pending: Vec<(Buf, u64, Vec<u8>)>,
+    /// Kept buffers handed out since the last flush that must read as zeros: cleared, in one
+    /// submission, before the pending writes (a write to one of them comes after it was handed
+    /// out, and a buffer is only kept once nothing refers to it).
+    clears: Vec<Buf>,
 }
 
 impl Dev<'_> {
+    /// Hand the pending writes to the queue. A queue's write comes before the commands of the
+    /// next submission, so the clears of buffers written go first, in a submission of their
+    /// own; the other clears wait for the next command encoder ([`Dev::record_clears`]).
     fn flush_writes(&mut self) {
+        let pending = &self.pending;
+        if self.clears.iter().any(|c| pending.iter().any(|(w, ..)| Rc::ptr_eq(&w.0, &c.0))) {
+            self.submit_clears();
+        }
         for (buf, at, bytes) in std::mem::take(&mut self.pending) {
             self.gpu.queue.write_buffer(&buf.0, at, &bytes);
+        }
+    }
+
+    /// Start `enc` with the pending clears.
+    fn record_clears(&mut self, enc: &mut wgpu::CommandEncoder) {
+        for b in std::mem::take(&mut self.clears) {
+            enc.clear_buffer(&b.0, 0, None);
+        }
+    }
+
+    /// Submit the pending clears (before a read of buffers).
+    fn submit_clears(&mut self) {
+        if !self.clears.is_empty() {
+            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+            self.record_clears(&mut enc);
+            self.gpu.queue.submit([enc.finish()]);
         }
     }
 
@@ -753,23 +821,34 @@ impl Dev<'_> {
         Ok(())
     }
 
-    fn buffer(&self, words: u64) -> Result<Counted, Diagnostic> {
+    /// A buffer for an array of `words` words: a kept one of its size (`MemMeter::reuse`) or a
+    /// new one. A new buffer reads as zeros; a kept one is cleared first unless the caller
+    /// overwrites its first `written` bytes and that is all of it (`u64::MAX`: all of it).
+    fn buffer(&mut self, words: u64, written: u64) -> Result<Buf, Diagnostic> {
         if words > self.gpu.max_words {
             return Err(gpu_err(format!(
                 "an array of {words} elements exceeds the device's storage buffer limit"
             )));
         }
+        let size = 4 * words.max(2);
+        if let Some(kept) = self.gpu.memory.reuse(size) {
+            let b = Buf(Rc::new(Counted::new(kept, &self.gpu.memory)));
+            if written < size {
+                self.clears.push(b.clone());
+            }
+            return Ok(b);
+        }
         let b = self.deferred("allocating a buffer", || {
             Owned(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: None,
-                size: 4 * words.max(2),
+                size,
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }))
         });
-        Ok(Counted::new(b, &self.gpu.memory))
+        Ok(Buf(Rc::new(Counted::new(b, &self.gpu.memory))))
     }
 }
 
@@ -789,15 +868,22 @@ impl exec::Device for Dev<'_> {
     }
 
     async fn alloc(&mut self, words: u64) -> Result<Buf, Diagnostic> {
-        Ok(Buf(Rc::new(self.buffer(words)?)))
+        self.buffer(words, 0)
     }
 
     async fn upload(&mut self, bytes: &[u8]) -> Result<Buf, Diagnostic> {
-        let b = self.buffer(bytes.len() as u64 / 4)?;
-        if !bytes.is_empty() {
-            self.gpu.queue.write_buffer(&b, 0, bytes);
+        let words = bytes.len() as u64 / 4;
+        // Written whole: fewer than two words are followed by zeros.
+        let b = self.buffer(words, u64::MAX)?;
+        let size = b.0.size() as usize;
+        if bytes.len() < size {
+            let mut whole = bytes.to_vec();
+            whole.resize(size, 0);
+            self.gpu.queue.write_buffer(&b.0, 0, &whole);
+        } else {
+            self.gpu.queue.write_buffer(&b.0, 0, bytes);
         }
-        Ok(Buf(Rc::new(b)))
+        Ok(b)
     }
 
     async fn download(
@@ -807,6 +893,7 @@ impl exec::Device for Dev<'_> {
         words: u64,
     ) -> Result<Vec<u8>, Diagnostic> {
         self.flush_writes();
+        self.submit_clears();
         self.settle().await?;
         let rec = 1 + MAX_ERR_ARGS as u64;
         let mut parts = self.gpu.read(&[(&buf.0, offset, words), (&self.err, 0, rec)]).await?;
@@ -814,15 +901,29 @@ impl exec::Device for Dev<'_> {
         Ok(parts.pop().unwrap_or_default())
     }
 
-    async fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
+    async fn download_all(&mut self, regions: &[(&Buf, u64)]) -> Result<Vec<Vec<u8>>, Diagnostic> {
         self.flush_writes();
-        let b = self.buffer(words)?;
+        self.submit_clears();
+        self.settle().await?;
+        let rec = 1 + MAX_ERR_ARGS as u64;
+        let mut all: Vec<(&wgpu::Buffer, u64, u64)> =
+            regions.iter().map(|(b, words)| (&**b.0, 0, *words)).collect();
+        all.push((&self.err, 0, rec));
+        let mut parts = self.gpu.read(&all).await?;
+        self.err_seen = parts.pop().map(|b| words_of(&b));
+        Ok(parts)
+    }
+
+    async fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
+        let b = self.buffer(words, 4 * words)?;
+        self.flush_writes();
         if words > 0 {
             let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&src.0, 0, &b, 0, words * 4);
+            self.record_clears(&mut enc);
+            enc.copy_buffer_to_buffer(&src.0, 0, &b.0, 0, words * 4);
             self.gpu.queue.submit([enc.finish()]);
         }
-        Ok(Buf(Rc::new(b)))
+        Ok(b)
     }
 
     async fn copy_into(
@@ -834,6 +935,7 @@ impl exec::Device for Dev<'_> {
     ) -> Result<(), Diagnostic> {
         self.flush_writes();
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        self.record_clears(&mut enc);
         enc.copy_buffer_to_buffer(&src.0, 0, &dst.0, offset * 4, words * 4);
         self.gpu.queue.submit([enc.finish()]);
         Ok(())
@@ -888,6 +990,7 @@ impl exec::Device for Dev<'_> {
         });
         self.gpu.queue.write_buffer(&argbuf, 0, &bytes(&words));
         let gpu = self.gpu;
+        let clears = std::mem::take(&mut self.clears);
         let err = &self.err;
         let x = groups.min(65535) as u32;
         let y = groups.div_ceil(65535);
@@ -911,6 +1014,9 @@ impl exec::Device for Dev<'_> {
                 entries: &entries,
             });
             let mut enc = gpu.device.create_command_encoder(&Default::default());
+            for b in &clears {
+                enc.clear_buffer(&b.0, 0, None);
+            }
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: None,

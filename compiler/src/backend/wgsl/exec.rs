@@ -51,6 +51,19 @@ pub trait Device {
         offset: u64,
         words: u64,
     ) -> Result<Vec<u8>, Diagnostic>;
+    /// Whole buffers' first `words` words, `(buf, words)` each, as [`Device::download`] gives
+    /// them. A device that reads them together, with the error record, waits once for all (in
+    /// a browser each wait is a round trip), and [`Device::take_error`] then needs no read.
+    async fn download_all(
+        &mut self,
+        regions: &[(&Self::Buf, u64)],
+    ) -> Result<Vec<Vec<u8>>, Diagnostic> {
+        let mut out = Vec::with_capacity(regions.len());
+        for (buf, words) in regions {
+            out.push(self.download(buf, 0, *words).await?);
+        }
+        Ok(out)
+    }
     /// A fresh buffer with the first `words` words of `src`.
     async fn copy(&mut self, src: &Self::Buf, words: u64) -> Result<Self::Buf, Diagnostic>;
     /// Copy the first `words` words of `src` into `dst` from word `offset`.
@@ -299,17 +312,46 @@ pub async fn run_entry_packed<D: Device>(
         Ok(r) => r,
         Err(d) => return Err(ex.kernel_error().await?.unwrap_or(d)),
     };
+    let exist = prog.funs.get(ep.fun).map_or(0, |f| f.existentials);
+    let res: Vec<_> = res.into_iter().skip(exist).collect();
+    // The arrays come back in one read with the error record, which is checked first: a failed
+    // kernel's message is the run's error, whatever the read gave.
+    let sizes = res
+        .iter()
+        .map(|v| match v {
+            HVal::Arr { elem, shape, .. } => Ok(elements(shape, ep.span)? * ex.wpe(*elem)),
+            HVal::Prim(_) => Ok(0),
+        })
+        .collect::<R<Vec<u64>>>();
+    let read = match &sizes {
+        Ok(sizes) => {
+            let regions: Vec<(&D::Buf, u64)> = res
+                .iter()
+                .zip(sizes)
+                .filter_map(|(v, &n)| match v {
+                    HVal::Arr { buf, .. } if n > 0 => Some((buf, n)),
+                    _ => None,
+                })
+                .collect();
+            ex.dev.download_all(&regions).await
+        }
+        Err(d) => Err(d.clone()),
+    };
     if let Some(d) = ex.kernel_error().await? {
         return Err(d);
     }
-    let exist = prog.funs.get(ep.fun).map_or(0, |f| f.existentials);
+    let (sizes, mut parts) = (sizes?, read?.into_iter());
     let mut out = Vec::new();
-    for v in res.into_iter().skip(exist) {
+    for (v, n) in res.into_iter().zip(sizes) {
         out.push(match v {
             HVal::Prim(p) => Packed::Prim(p),
-            HVal::Arr { buf, elem, shape, .. } => {
-                let n = elements(&shape, ep.span)? * ex.wpe(elem);
-                let words = if n == 0 { Vec::new() } else { ex.dev.download(&buf, 0, n).await? };
+            HVal::Arr { elem, shape, .. } => {
+                let words = match n {
+                    0 => Vec::new(),
+                    _ => parts
+                        .next()
+                        .ok_or_else(|| rt(ep.span, "internal error: a result was not read"))?,
+                };
                 let bytes =
                     if two_words(prog.wide, elem) { words } else { from_words(elem, words) };
                 Packed::Array { elem, shape, bytes }
