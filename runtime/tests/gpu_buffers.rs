@@ -1,6 +1,8 @@
 //! Array buffers a run frees are kept for the next array of their size, in the same run or a
 //! later one: such a buffer must read as zeros wherever a fresh one would.
 
+mod common;
+
 use ogham::driver;
 use ogham::value::Value;
 
@@ -16,13 +18,7 @@ entry counts (n: i64) : []i32 =
 
 #[test]
 fn kept_buffers_read_as_zeros() {
-    let mut gpu = match ogham_runtime::gpu::Gpu::new() {
-        Ok(g) => g,
-        Err(d) => {
-            eprintln!("no GPU, not checked: {}", d.message);
-            return;
-        }
-    };
+    let Some(mut gpu) = common::gpu() else { return };
     let c = driver::compile(PROGRAM).unwrap();
     let loaded = gpu.load(ogham::backend::wgsl::compile(&c.ir).unwrap()).unwrap();
     for n in [1i64, 2, 1000, 1 << 16] {

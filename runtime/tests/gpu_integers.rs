@@ -3,10 +3,12 @@
 //! the runtime then runs the entry on the program with 64-bit integers, which gives the
 //! interpreter's results.
 
+mod common;
+
+use common::gpu;
 use ogham::backend::wgsl;
 use ogham::driver;
 use ogham::value::{text::parse_values, Value};
-use ogham_runtime::gpu::Gpu;
 
 const PROGRAM: &str = "
 entry square (xs: []i64) = map (\\x -> x * x) xs
@@ -22,16 +24,6 @@ entry counts [n] (bins: [n]i64) (ws: [n]i64) = hist (+) 0 2 bins ws
 entry total (xs: []i64) = i64.sum xs
 entry stepped (n: i64) (s: i64) = map (\\i -> i * 3) (map (\\i -> i * s) (iota n))
 ";
-
-fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => Some(g),
-        Err(d) => {
-            eprintln!("no GPU, not checked: {}", d.message);
-            None
-        }
-    }
-}
 
 fn args(text: &str) -> Vec<Value> {
     parse_values(text).unwrap()

@@ -1,6 +1,8 @@
 //! Peak memory as the executors report it (what `ogham bench` prints): the wasm arena's
 //! high-water mark of a call, and the bytes of GPU array buffers alive at once.
 
+mod common;
+
 use ogham::backend::wasm::{self, Options};
 use ogham::driver;
 use ogham::value::Value;
@@ -73,14 +75,7 @@ fn gradient_pairs_are_added_to_their_histogram_unstored() {
 
 #[test]
 fn gpu_peaks_count_live_array_buffers() {
-    let gpu = match ogham_runtime::gpu::Gpu::new() {
-        Ok(g) => g,
-        Err(d) => {
-            eprintln!("no GPU, not checked: {}", d.message);
-            return;
-        }
-    };
-    let mut gpu = gpu;
+    let Some(mut gpu) = common::gpu() else { return };
     let c = driver::compile(PROGRAM).unwrap();
     let loaded = gpu.load(ogham::backend::wgsl::compile(&c.ir).unwrap()).unwrap();
     let args = input();
@@ -97,13 +92,7 @@ fn gpu_peaks_count_live_array_buffers() {
 /// next, at most two are alive at once besides the argument.
 #[test]
 fn gpu_buffers_are_freed_after_their_last_use() {
-    let mut gpu = match ogham_runtime::gpu::Gpu::new() {
-        Ok(g) => g,
-        Err(d) => {
-            eprintln!("no GPU, not checked: {}", d.message);
-            return;
-        }
-    };
+    let Some(mut gpu) = common::gpu() else { return };
     let c = driver::compile(PROGRAM).unwrap();
     let loaded = gpu.load(ogham::backend::wgsl::compile(&c.ir).unwrap()).unwrap();
     let args = input();
