@@ -720,9 +720,10 @@ struct Dev<'a> {
     /// values) makes one write of many words instead of many of one word; every other
     /// operation on the device first hands them over, in order.
     pending: Vec<(Buf, u64, Vec<u8>)>,
-    /// Kept buffers handed out since the last flush that must read as zeros: cleared, in one
-    /// submission, before the pending writes (a write to one of them comes after it was handed
-    /// out, and a buffer is only kept once nothing refers to it).
+    /// Kept buffers handed out that must read as zeros, not yet cleared: the next command
+    /// encoder clears them before its own commands ([`Dev::record_clears`]), or a submission of
+    /// their own does where a queue write or a read must come after the clear. A buffer is only
+    /// kept once nothing refers to it, so nothing reads or writes it before it is handed out.
     clears: Vec<Buf>,
 }
 
@@ -740,11 +741,27 @@ impl Dev<'_> {
         }
     }
 
+    /// The bytes of each region `(buffer, first word, words)`, read together with the error
+    /// record (kept in `err_seen`) after everything before them has run and been checked.
+    async fn read_with_error(
+        &mut self,
+        regions: &[(&Buf, u64, u64)],
+    ) -> Result<Vec<Vec<u8>>, Diagnostic> {
+        self.flush_writes();
+        self.submit_clears();
+        self.settle().await?;
+        let rec = 1 + MAX_ERR_ARGS as u64;
+        let mut all: Vec<(&wgpu::Buffer, u64, u64)> =
+            regions.iter().map(|&(b, offset, words)| (&**b.0, offset, words)).collect();
+        all.push((&self.err, 0, rec));
+        let mut parts = self.gpu.read(&all).await?;
+        self.err_seen = parts.pop().map(|b| words_of(&b));
+        Ok(parts)
+    }
+
     /// Start `enc` with the pending clears.
     fn record_clears(&mut self, enc: &mut wgpu::CommandEncoder) {
-        for b in std::mem::take(&mut self.clears) {
-            enc.clear_buffer(&b.0, 0, None);
-        }
+        clear_each(enc, &std::mem::take(&mut self.clears));
     }
 
     /// Submit the pending clears (before a read of buffers).
@@ -852,6 +869,13 @@ impl Dev<'_> {
     }
 }
 
+/// Record a clear of each of `bufs` in `enc`.
+fn clear_each(enc: &mut wgpu::CommandEncoder, bufs: &[Buf]) {
+    for b in bufs {
+        enc.clear_buffer(&b.0, 0, None);
+    }
+}
+
 fn words_of(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
@@ -892,26 +916,13 @@ impl exec::Device for Dev<'_> {
         offset: u64,
         words: u64,
     ) -> Result<Vec<u8>, Diagnostic> {
-        self.flush_writes();
-        self.submit_clears();
-        self.settle().await?;
-        let rec = 1 + MAX_ERR_ARGS as u64;
-        let mut parts = self.gpu.read(&[(&buf.0, offset, words), (&self.err, 0, rec)]).await?;
-        self.err_seen = parts.pop().map(|b| words_of(&b));
+        let mut parts = self.read_with_error(&[(buf, offset, words)]).await?;
         Ok(parts.pop().unwrap_or_default())
     }
 
     async fn download_all(&mut self, regions: &[(&Buf, u64)]) -> Result<Vec<Vec<u8>>, Diagnostic> {
-        self.flush_writes();
-        self.submit_clears();
-        self.settle().await?;
-        let rec = 1 + MAX_ERR_ARGS as u64;
-        let mut all: Vec<(&wgpu::Buffer, u64, u64)> =
-            regions.iter().map(|(b, words)| (&**b.0, 0, *words)).collect();
-        all.push((&self.err, 0, rec));
-        let mut parts = self.gpu.read(&all).await?;
-        self.err_seen = parts.pop().map(|b| words_of(&b));
-        Ok(parts)
+        let regions: Vec<_> = regions.iter().map(|&(b, words)| (b, 0, words)).collect();
+        self.read_with_error(&regions).await
     }
 
     async fn copy(&mut self, src: &Buf, words: u64) -> Result<Buf, Diagnostic> {
@@ -1014,9 +1025,7 @@ impl exec::Device for Dev<'_> {
                 entries: &entries,
             });
             let mut enc = gpu.device.create_command_encoder(&Default::default());
-            for b in &clears {
-                enc.clear_buffer(&b.0, 0, None);
-            }
+            clear_each(&mut enc, &clears);
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: None,
