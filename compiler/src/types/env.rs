@@ -95,7 +95,7 @@ impl Globals {
                     let info = store.tvar_mut(v);
                     info.no_fun = *l != Liftedness::Lifted;
                     info.hint = n.cloned();
-                    info.instance = true;
+                    info.plain = true;
                 }
                 t
             })

@@ -177,6 +177,7 @@ impl<'g> Gen<'g> {
         for p in ps {
             let mut bound = Vec::new();
             let t = self.pat(p, any, &mut bound);
+            self.plain_params(p);
             for (n, _, span) in &bound {
                 if seen.contains(n) {
                     self.errors.push(
@@ -272,6 +273,22 @@ impl<'g> Gen<'g> {
 
     // -----------------------------------------------------------------------------------------
     // Patterns
+
+    /// Mark the types of the parameters in `p` that have no annotation as types without
+    /// uniqueness: only a written `*` lets a function consume its parameter.
+    fn plain_params(&mut self, p: &Pat) {
+        match &p.kind {
+            PatKind::Var(_) => {
+                if let Some(Ty::Var(v)) = self.pat_ty.get(&p.id) {
+                    let v = *v;
+                    self.store.tvar_mut(v).plain = true;
+                }
+            }
+            PatKind::Tuple(ps) => ps.iter().for_each(|q| self.plain_params(q)),
+            PatKind::Record(fs) => fs.iter().for_each(|(_, q)| self.plain_params(q)),
+            _ => {}
+        }
+    }
 
     pub fn pat(&mut self, p: &Pat, any: AnySize, bound: &mut Bound) -> Ty {
         let t = match &p.kind {

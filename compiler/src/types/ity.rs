@@ -303,10 +303,11 @@ pub(crate) struct TVarInfo {
     pub span: Span,
     /// The name of the scheme's type parameter this variable instantiates (for messages).
     pub hint: Option<Name>,
-    /// Instantiates a scheme's type parameter: it stands for a type without uniqueness, which
-    /// belongs to where a type is written (`vjp f x dy` must not consume `dy` because `f`
-    /// happens to return a unique array).
-    pub instance: bool,
+    /// Stands for a type without uniqueness, which belongs to where a type is written: the
+    /// instance of a scheme's type parameter (`vjp f x dy` must not consume `dy` because `f`
+    /// happens to return a unique array) or the type of a parameter without an annotation
+    /// (`\\r -> scatter (copy r) is r` must not make `r` unique).
+    pub plain: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -357,7 +358,7 @@ impl Store {
             no_fun: false,
             span,
             hint: None,
-            instance: false,
+            plain: false,
         });
         Ty::Var(self.tvars.len() as u32 - 1)
     }

@@ -150,7 +150,7 @@ impl Store {
             return Err(Mismatch::Occurs);
         }
         let info = self.tvar(v).clone();
-        let t = if info.instance { t.without_unique() } else { t };
+        let t = if info.plain { t.without_unique() } else { t };
         if let Some(set) = info.prims {
             match &t {
                 Ty::Prim(p) if set.contains(*p) => {}

@@ -23,6 +23,16 @@ def l (xs: *[]i32) = xs with [0:2] = [7, 8]
 }
 
 #[test]
+fn copies_of_lambda_parameters_leave_them_usable() {
+    // `copy`'s result is unique; the parameter's inferred type must not become unique with it.
+    let src = "def f [n][m] (xss: [n][m]i32) : [n][m]i32 =
+  map (\\r -> scatter (copy r) (iota m) r) xss
+def g [n][m] (xss: [n][m]i32) : [n][m]i32 =
+  map (\\r -> let c = copy r in let c[0] = 5 in map2 (+) c r) xss";
+    types(src);
+}
+
+#[test]
 fn use_after_consumption() {
     let src = "def f (xs: *[]i32) : i32 =\n  let ys = xs with [0] = 1\n  in xs[0] + ys[0]";
     let e = error(src, "`xs` is used after being consumed by an in-place update");
