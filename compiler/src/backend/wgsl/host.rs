@@ -1110,7 +1110,7 @@ impl HostGen<'_> {
             let accs = declare_accs(&mut gen, neutral, &tys)?;
             let xs_arrs = sarrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
             let i = gen.fresh("i");
-            gen.open(&format!("for (var {i} = 0; {i} < {m}; {i}++) {{"));
+            let l = gen.open_count(&i, "0", &m, 1);
             let xs = xs_arrs
                 .iter()
                 .map(|a| match a {
@@ -1126,7 +1126,7 @@ impl HostGen<'_> {
                 let b = gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite);
                 gen.line(&format!("b{b}[gid * {m} + {i}] = {};", store(a, *t)));
             }
-            gen.close();
+            gen.close_count(l);
             let wgsl = assemble(&gen, "", "");
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
@@ -1535,7 +1535,7 @@ impl HostGen<'_> {
             let ws = gen.atom_i32(w)?;
             let KVal::Arr(ia) = gen.var(is)? else { return Err(internal(s.span, "hist indices")) };
             let vas = vs.iter().map(|v| gen.var(*v)).collect::<R<Vec<_>>>()?;
-            gen.open(&format!("for (var j = 0; j < {ws}; j++) {{"));
+            let l = gen.open_count("j", "0", &ws, 1);
             let KVal::Scalar(e, t) = gen.index(&ia, &["j".to_string()])? else {
                 return Err(internal(s.span, "hist index"));
             };
@@ -1551,7 +1551,7 @@ impl HostGen<'_> {
             let res = gen.apply_lambda(lam, args)?;
             gen.assign(&res, &accs)?;
             gen.close();
-            gen.close();
+            gen.close_count(l);
             Ok(accs.iter().zip(&tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).collect())
         })
     }

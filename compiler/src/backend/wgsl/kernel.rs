@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
 
+use super::unroll::CountLoop;
 use super::{internal, scalar, storage_type, unsupported, wgsl_type, Access, BufRef, Site};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{self, Atom, Dim, DimIndex, Exp, Lambda, LoopForm, Type, Var};
@@ -349,6 +350,38 @@ impl<'a> Gen<'a> {
     pub fn close(&mut self) {
         self.indent = self.indent.saturating_sub(1);
         self.line("}");
+    }
+
+    /// Open `for (var IV = START; IV < BOUND; IV = IV + STEP) {`, a loop over elements whose
+    /// body reads `iv` but never assigns it; [`Gen::close_count`] closes it, unrolled when the
+    /// body is small (see [`super::unroll`]).
+    pub fn open_count(&mut self, iv: &str, start: &str, bound: &str, step: i32) -> CountLoop {
+        let header_at = self.code.len();
+        let indent = self.indent;
+        self.open(&super::unroll::header(iv, start, bound, step));
+        CountLoop {
+            iv: iv.into(),
+            start: start.into(),
+            bound: bound.into(),
+            step,
+            header_at,
+            body_at: self.code.len(),
+            indent,
+        }
+    }
+
+    /// Close a loop from [`Gen::open_count`].
+    pub fn close_count(&mut self, l: CountLoop) {
+        let f = super::unroll::factor(&self.code[l.body_at..]);
+        if f < 2 || self.indent != l.indent + 1 {
+            self.close();
+            return;
+        }
+        let body = self.code.split_off(l.body_at);
+        self.code.truncate(l.header_at);
+        let u = self.fresh("u");
+        self.code.push_str(&super::unroll::unrolled(&l, &body, f, &u));
+        self.indent = l.indent;
     }
 
     /// Close an `if`'s block and open its `else` block.
@@ -780,12 +813,12 @@ impl<'a> Gen<'a> {
                     accs.push((n, t));
                 }
                 let j = self.fresh("j");
-                self.open(&format!("for (var {j} = 0; {j} < {w}; {j}++) {{"));
+                let l = self.open_count(&j, "0", w, 1);
                 let (e, t) = self.elem_at(is, std::slice::from_ref(&j))?;
                 self.open(&format!("if ({} == {b}) {{", self.to_i32(&e, t)));
                 self.with_env(env, |g| g.fold_into(lam, &accs, vs, &j))?;
                 self.close();
-                self.close();
+                self.close_count(l);
                 let acc = accs.get(*k).ok_or_else(|| internal(self.span, "hist result"))?;
                 Ok(KVal::Scalar(self.let_(&acc.0, *elem), *elem))
             }
@@ -808,7 +841,7 @@ impl<'a> Gen<'a> {
                 let r = self.fresh("r");
                 self.line(&format!("var {r}: {} = {init};", self.ty(elem)));
                 let j = self.fresh("j");
-                self.open(&format!("for (var {j} = 0; {j} < {w}; {j}++) {{"));
+                let l = self.open_count(&j, "0", w, 1);
                 let mut conds = Vec::new();
                 for (ia, ix) in ias.iter().zip(idx) {
                     let (e, t) = self.elem_at(ia, std::slice::from_ref(&j))?;
@@ -820,7 +853,7 @@ impl<'a> Gen<'a> {
                 let (v, _) = self.elem_at(vals, &vi)?;
                 self.line(&format!("{r} = {v};"));
                 self.close();
-                self.close();
+                self.close_count(l);
                 Ok(KVal::Scalar(r, elem))
             }
             DArr::RedArr { lam, env, neutral, arrs, w, k, elem, dims } => {
@@ -832,7 +865,7 @@ impl<'a> Gen<'a> {
                     accs.push((a, t));
                 }
                 let j = self.fresh("j");
-                self.open(&format!("for (var {j} = 0; {j} < {w}; {j}++) {{"));
+                let l = self.open_count(&j, "0", w, 1);
                 let mut args: Vec<KVal> = accs
                     .iter()
                     .map(|(a, t)| {
@@ -860,7 +893,7 @@ impl<'a> Gen<'a> {
                 }
                 let names: Vec<String> = accs.iter().map(|a| a.0.clone()).collect();
                 self.assign(&xs, &names)?;
-                self.close();
+                self.close_count(l);
                 let acc = accs.get(*k).ok_or_else(|| internal(self.span, "reduce result"))?;
                 Ok(KVal::Scalar(self.let_(&acc.0, *elem), *elem))
             }
@@ -1260,9 +1293,9 @@ impl<'a> Gen<'a> {
             // A map without results is kept for the checks its body makes (dead reads that may
             // fail): a loop that runs them.
             Exp::Map { w, lam, arrs } if s.pat.is_empty() => {
-                let xs = self.open_elements_loop(w, arrs)?;
+                let (l, xs) = self.open_elements_loop(w, arrs)?;
                 self.apply_lambda(lam, xs)?;
-                self.close();
+                self.close_count(l);
             }
             Exp::Map { lam, arrs, .. } => {
                 let w = match &s.pat.first().map(|p| &p.ty) {
@@ -1337,12 +1370,12 @@ impl<'a> Gen<'a> {
                     self.line(&format!("var {n}: {} = {e};", self.ty(*t)));
                     names.push(n);
                 }
-                let xs = self.open_elements_loop(w, arrs)?;
+                let (l, xs) = self.open_elements_loop(w, arrs)?;
                 let accs: Vec<KVal> =
                     names.iter().zip(&tys).map(|(n, t)| KVal::Scalar(n.clone(), *t)).collect();
                 let res = self.apply_lambda(lam, accs.into_iter().chain(xs).collect())?;
                 self.assign(&res, &names)?;
-                self.close();
+                self.close_count(l);
                 for ((p, n), t) in s.pat.iter().zip(&names).zip(&tys) {
                     self.bind_scalar(p, n, *t);
                 }
@@ -1417,14 +1450,15 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
-    /// Open a sequential loop over the `w` elements of `arrs` (closed by the caller); the
-    /// elements at the loop's index.
-    fn open_elements_loop(&mut self, w: &Atom, arrs: &[Var]) -> R<Vec<KVal>> {
+    /// Open a sequential loop over the `w` elements of `arrs` (closed by the caller with
+    /// [`Gen::close_count`]); the elements at the loop's index.
+    fn open_elements_loop(&mut self, w: &Atom, arrs: &[Var]) -> R<(CountLoop, Vec<KVal>)> {
         let w = self.atom_i32(w)?;
         let arrs = arrs.iter().map(|a| self.arr(*a)).collect::<R<Vec<_>>>()?;
         let iv = self.fresh("i");
-        self.open(&format!("for (var {iv} = 0; {iv} < {w}; {iv}++) {{"));
-        arrs.iter().map(|a| self.index(a, std::slice::from_ref(&iv))).collect()
+        let l = self.open_count(&iv, "0", &w, 1);
+        let xs = arrs.iter().map(|a| self.index(a, std::slice::from_ref(&iv))).collect::<R<_>>()?;
+        Ok((l, xs))
     }
 
     /// Bind a lambda's parameters to `args`, emit its body; its results.

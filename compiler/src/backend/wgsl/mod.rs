@@ -37,6 +37,7 @@ mod rows;
 mod scalar;
 mod staged;
 mod tile;
+mod unroll;
 
 #[cfg(test)]
 mod tests;

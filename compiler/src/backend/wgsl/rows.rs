@@ -130,12 +130,12 @@ pub fn emit(gen: &mut Gen, s: &ir::Stm, lam: &Lambda, arrs: &[Var], group: bool)
                 let m = gen.dim(&shape[1])?;
                 let m = gen.let_(&m, i32t);
                 let j = gen.fresh("j");
-                gen.open(&format!("for (var {j} = {lane}; {j} < {m}; {j} = {j} + {step}) {{"));
+                let l = gen.open_count(&j, lane, &m, step);
                 let KVal::Scalar(e, _) = gen.index(&a, std::slice::from_ref(&j))? else {
                     return Err(internal(s.span, "a row's element that is an array"));
                 };
                 gen.line(&format!("b{b}[row * {m} + {j}] = {};", store(&e, elem)));
-                gen.close();
+                gen.close_count(l);
             }
             (Type::Array { shape, .. }, KVal::Scalar(e, _)) if shape.len() == 1 => {
                 gen.open(&format!("if ({lane} == 0) {{"));
@@ -245,12 +245,12 @@ fn keep_local(
     let name = gen.fresh("rl");
     shared.push_str(&format!("var<workgroup> {name}: array<{}, {bound}>;\n", gen.storage(elem)));
     let j = gen.fresh("j");
-    gen.open(&format!("for (var {j} = {lane}; {j} < {m}; {j} = {j} + {step}) {{"));
+    let l = gen.open_count(&j, lane, &m, step);
     let KVal::Scalar(e, _) = gen.index(&a, std::slice::from_ref(&j))? else {
         return Err(internal(st.span, "a row's element that is an array"));
     };
     gen.line(&format!("{name}[{j}] = {};", store(&e, elem)));
-    gen.close();
+    gen.close_count(l);
     gen.line("workgroupBarrier();");
     gen.bind(v, KVal::Arr(Rc::new(DArr::Local { name, dims, elem })));
     Ok(())
@@ -271,14 +271,14 @@ fn group_reduce(gen: &mut Gen, st: &ir::Stm, set: usize, shared: &mut String) ->
     let xs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
     let j = gen.fresh("j");
     let lanes = ROW_LANES;
-    if *commutative {
-        gen.open(&format!("for (var {j} = lane; {j} < {m}; {j} = {j} + {lanes}) {{"));
+    let l = if *commutative {
+        gen.open_count(&j, "lane", &m, lanes as i32)
     } else {
         let chunk = gen.let_(&format!("({m} + {}) / {lanes}", lanes - 1), i32t);
         let start = gen.let_(&format!("min(lane * {chunk}, {m})"), i32t);
         let end = gen.let_(&format!("min({start} + {chunk}, {m})"), i32t);
-        gen.open(&format!("for (var {j} = {start}; {j} < {end}; {j}++) {{"));
-    }
+        gen.open_count(&j, &start, &end, 1)
+    };
     let elems = xs
         .iter()
         .map(|a| match a {
@@ -287,7 +287,7 @@ fn group_reduce(gen: &mut Gen, st: &ir::Stm, set: usize, shared: &mut String) ->
         })
         .collect::<R<Vec<_>>>()?;
     fold(gen, op, &accs, &tys, elems)?;
-    gen.close();
+    gen.close_count(l);
     // Partials of every lane, then of every `FAN` lanes.
     let (p, q): (Vec<String>, Vec<String>) =
         (0..tys.len()).map(|k| (format!("rp{set}_{k}"), format!("rq{set}_{k}"))).unzip();

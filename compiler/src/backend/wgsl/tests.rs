@@ -237,8 +237,37 @@ fn host_stms(gp: &GpuProgram) -> Vec<&HostStm> {
 }
 
 /// A kernel's own code (after the prelude).
-fn own_code(k: &Kernel) -> &str {
-    k.wgsl.split(prelude::END).nth(1).unwrap_or(&k.wgsl)
+/// A kernel's code after the prelude, with its loops as they were before unrolling: the
+/// unrolled copies dropped, each loop's remainder loop (a copy of the body) kept.
+fn own_code(k: &Kernel) -> String {
+    let code = k.wgsl.split(prelude::END).nth(1).unwrap_or(&k.wgsl);
+    let mut out = String::new();
+    let mut skip: Option<String> = None;
+    for line in code.lines() {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        match &skip {
+            Some(end) if line == end => skip = None,
+            Some(_) => {}
+            None if line.trim_start().starts_with("for (; ") => skip = Some(format!("{indent}}}")),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn unrolled_loops_keep_their_remainder_loop() {
+    let gp = gpu(SOFTMAX).unwrap();
+    let HostStm::RowMap { thread, .. } = &entry_stms(&gp, "main")[0] else { panic!() };
+    let k = &gp.kernels[thread.kernel];
+    // The row-per-invocation kernel's three loops (maximum, sum, quotients) are unrolled, and
+    // each still has a loop over the rest of the row.
+    assert_eq!(k.wgsl.matches("for (; ").count(), 3, "{}", k.wgsl);
+    assert_eq!(own_code(k).matches("for (var").count(), 3, "{}", own_code(k));
+    assert_eq!(own_code(k).matches("exp(").count(), 2, "{}", own_code(k));
 }
 
 const SOFTMAX: &str = "def softmax [m] (xs: [m]f32) : [m]f32 =\n  \
