@@ -60,21 +60,22 @@ pub fn factor(body: &str) -> usize {
 /// `f`; `u` is a fresh name for the unrolled counter.
 pub fn unrolled(l: &CountLoop, body: &str, f: usize, u: &str) -> String {
     let ind = "    ".repeat(l.indent);
-    let CountLoop { iv, start, bound, step, .. } = l;
+    let CountLoop { iv, start, bound, .. } = l;
+    let (f, step) = (f as i64, l.step as i64);
     let bound = if bound.chars().all(|c| c.is_alphanumeric() || c == '_') {
         bound.clone()
     } else {
         format!("({bound})")
     };
-    let last = (f as i64 - 1) * *step as i64;
     let mut out = format!("{ind}var {u}: i32 = {start};\n");
     out.push_str(&format!(
-        "{ind}for (; {u} < {bound} - {last}; {u} = {u} + {}) {{\n",
-        f as i64 * *step as i64
+        "{ind}for (; {u} < {bound} - {}; {u} = {u} + {}) {{\n",
+        (f - 1) * step,
+        f * step
     ));
-    for k in 0..f as i64 {
+    for k in 0..f {
         out.push_str(&format!("{ind}    {{\n"));
-        let at = match k * *step as i64 {
+        let at = match k * step {
             0 => u.to_string(),
             d => format!("{u} + {d}"),
         };
@@ -89,7 +90,7 @@ pub fn unrolled(l: &CountLoop, body: &str, f: usize, u: &str) -> String {
         out.push_str(&format!("{ind}    }}\n"));
     }
     out.push_str(&format!("{ind}}}\n"));
-    out.push_str(&format!("{ind}{}\n", header(iv, u, &bound, *step)));
+    out.push_str(&format!("{ind}{}\n", header(iv, u, &bound, l.step)));
     out.push_str(body);
     out.push_str(&format!("{ind}}}\n"));
     out
