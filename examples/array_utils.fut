@@ -70,7 +70,7 @@ entry rotations (r: i64) (xs: []i32) : ([]i32, []i32, []i32) =
 -- input { 0i64 5i64 empty([0]i32) }
 -- output { empty([5][0]i32) empty([0]i32) }
 entry reshape (n: i64) (m: i64) (xs: []i32) : ([m][n]i32, []i32) =
-  let a = unflatten n m xs
+  let a : [n][m]i32 = unflatten xs
   in (transpose a, flatten (transpose a))
 
 -- ==

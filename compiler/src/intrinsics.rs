@@ -32,6 +32,11 @@ pub const ARRAY_INTRINSICS: &[(&str, &str)] = &[
         "'t [m] [k] [n] : (dest: *[m][k]t) -> (is: [n](i64, i64)) -> (vs: [n]t) -> *[m][k]t",
     ),
     (
+        "scatter_3d",
+        "'t [m] [k] [l] [n] : (dest: *[m][k][l]t) -> (is: [n](i64, i64, i64)) -> (vs: [n]t) \
+         -> *[m][k][l]t",
+    ),
+    (
         "reduce_by_index",
         "'a [k] [n] : (dest: *[k]a) -> (f: a -> a -> a) -> (ne: a) -> (is: [n]i64) -> (as: [n]a) \
          -> *[k]a",
@@ -65,7 +70,11 @@ pub const ARRAY_INTRINSICS: &[(&str, &str)] = &[
     ("rep", "[n] 't : (x: t) -> *[n]t"),
     ("transpose", "[n] [m] 't : (a: [n][m]t) -> *[m][n]t"),
     ("flatten", "[n] [m] 't : (a: [n][m]t) -> []t"),
-    ("unflatten", "[p] 't : (n: i64) -> (m: i64) -> (a: [p]t) -> [n][m]t"),
+    // The sizes of the result come from the type the context gives it (Futhark's
+    // `unflatten [n][m] : [n*m]t -> [n][m]t`); lowering checks their product at run time.
+    ("unflatten", "[p] [n] [m] 't : (a: [p]t) -> [n][m]t"),
+    ("unflatten_3d", "[p] [n] [m] [l] 't : (a: [p]t) -> [n][m][l]t"),
+    ("unflatten_4d", "[p] [n] [m] [l] [k] 't : (a: [p]t) -> [n][m][l][k]t"),
     ("concat", "[n] [m] 't : (xs: [n]t) -> (ys: [m]t) -> *[]t"),
     ("copy", "'t : (a: t) -> *t"),
     ("jvp", "'a 'b : (f: a -> b) -> (x: a) -> (dx: a) -> b"),
@@ -114,6 +123,9 @@ pub fn numeric_members(t: PrimType) -> Vec<Intrinsic> {
         ("get_bit", "i32 -> T -> i32"),
         ("set_bit", "i32 -> T -> i32 -> T"),
         ("pow", "T -> T -> T"),
+        ("not", "T -> T"),
+        ("mul_hi", "T -> T -> T"),
+        ("mad_hi", "T -> T -> T -> T"),
     ];
     let floats: &[(&str, &str)] = &[
         ("sqrt", "T -> T"),
@@ -148,6 +160,20 @@ pub fn numeric_members(t: PrimType) -> Vec<Intrinsic> {
         ("fma", "T -> T -> T -> T"),
         ("lerp", "T -> T -> T -> T"),
         ("from_fraction", "i64 -> i64 -> T"),
+        ("to_f64", "T -> f64"),
+        ("recip", "T -> T"),
+        ("rsqrt", "T -> T"),
+        ("mad", "T -> T -> T -> T"),
+        ("num_bits", "i32"),
+        ("get_bit", "i32 -> T -> i32"),
+        ("set_bit", "i32 -> T -> i32 -> T"),
+        // Typed so that programs using them get a clear "not supported" from lowering.
+        ("erf", "T -> T"),
+        ("erfc", "T -> T"),
+        ("gamma", "T -> T"),
+        ("lgamma", "T -> T"),
+        ("nextafter", "T -> T -> T"),
+        ("ldexp", "T -> i32 -> T"),
         ("inf", "T"),
         ("nan", "T"),
         ("pi", "T"),

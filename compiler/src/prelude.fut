@@ -15,6 +15,19 @@ def curry '^a '^b '^c (f: (a, b) -> c) (a: a) (b: b) : c = f (a, b)
 
 def uncurry '^a '^b '^c (f: a -> b -> c) (p: (a, b)) : c = f p.0 p.1
 
+def iterate 'a (n: i32) (f: a -> a) (x: a) : a =
+  loop x for _i < n do f x
+
+def iterate_until 'a (p: a -> bool) (f: a -> a) (x: a) : a =
+  loop x while !(p x) do f x
+
+def iterate_while 'a (p: a -> bool) (f: a -> a) (x: a) : a =
+  loop x while p x do f x
+
+def zip2 [n] 'a 'b (xs: [n]a) (ys: [n]b) : *[n](a, b) = zip xs ys
+
+def unzip2 [n] 'a 'b (xs: [n](a, b)) : ([n]a, [n]b) = unzip xs
+
 def map1 'a [n] 'x (f: a -> x) (xs: [n]a) : *[n]x = map f xs
 
 def map2 'a 'b [n] 'x (f: a -> b -> x) (xs: [n]a) (ys: [n]b) : *[n]x =
@@ -30,6 +43,17 @@ def map5 'a 'b 'c 'd 'e [n] 'x (f: a -> b -> c -> d -> e -> x) (xs: [n]a) (ys: [
   map (\(x, y, z, w, v) -> f x y z w v) (zip5 xs ys zs ws vs)
 
 def length [n] 't (_: [n]t) : i64 = n
+
+def null [n] 't (_: [n]t) : bool = n == 0
+
+def sized [m] 't (n: i64) (xs: [m]t) : [n]t = xs :> [n]t
+
+-- Arrays are immutable and a copy is laid out in row-major order, which is all Futhark promises.
+def manifest 't (a: t) : *t = copy a
+
+def flatten_3d [n] [m] [l] 't (xs: [n][m][l]t) : []t = flatten (flatten xs)
+
+def flatten_4d [n] [m] [l] [k] 't (xs: [n][m][l][k]t) : []t = flatten (flatten_3d xs)
 
 def head [n] 't (xs: [n]t) : t = xs[0]
 
@@ -72,3 +96,25 @@ def any [n] 'a (f: a -> bool) (xs: [n]a) : bool = reduce (||) false (map f xs)
 def and [n] (xs: [n]bool) : bool = all id xs
 
 def or [n] (xs: [n]bool) : bool = any id xs
+
+def partition2 [n] 'a (p1: a -> bool) (p2: a -> bool) (xs: [n]a) : ([]a, []a, []a) =
+  ( filter p1 xs
+  , filter (\x -> !(p1 x) && p2 x) xs
+  , filter (\x -> !(p1 x) && !(p2 x)) xs
+  )
+
+def spread 't [n] (k: i64) (x: t) (is: [n]i64) (vs: [n]t) : *[k]t =
+  scatter (replicate k x) is vs
+
+-- Out-of-bounds indices are ignored, as in every dimension of Futhark's: an index outside any
+-- dimension becomes -1 in the flattened histogram.
+def reduce_by_index_2d 'a [k] [n] [m] (dest: *[k][m]a) (f: a -> a -> a) (ne: a) (is: [n](i64, i64)) (as: [n]a) : *[k][m]a =
+  let flat = map (\(i, j) -> if i >= 0 && i < k && j >= 0 && j < m then i * m + j else -1) is
+  in unflatten (reduce_by_index (flatten dest) f ne flat as)
+
+def reduce_by_index_3d 'a [k] [n] [m] [l] (dest: *[k][m][l]a) (f: a -> a -> a) (ne: a) (is: [n](i64, i64, i64)) (as: [n]a) : *[k][m][l]a =
+  let flat =
+    map (\(i, j, h) ->
+           if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l then (i * m + j) * l + h else -1)
+        is
+  in unflatten_3d (reduce_by_index (flatten_3d dest) f ne flat as)

@@ -6,4 +6,4 @@
 -- error: size mismatch
 
 def main (n: i64) (m: i64) (xs: []i32) : [n][m]i32 =
-  unflatten n m xs
+  unflatten xs

@@ -26,7 +26,11 @@ const BUILTINS = new Set([
   'flatten', 'unflatten', 'concat', 'rotate', 'reverse', 'length', 'copy', 'filter', 'partition',
   'jvp', 'vjp', 'jvp2', 'vjp2', 'tabulate', 'tabulate_2d', 'foldl', 'foldr', 'head', 'tail',
   'last', 'init', 'take', 'drop', 'split', 'sum', 'product', 'maximum', 'minimum', 'and', 'or',
-  'any', 'all', 'id', 'const', 'flip', 'curry', 'uncurry', 'redomap',
+  'any', 'all', 'id', 'const', 'flip', 'curry', 'uncurry', 'redomap', 'unflatten_3d',
+  'unflatten_4d', 'flatten_3d', 'flatten_4d', 'scatter_2d', 'scatter_3d', 'reduce_by_index_2d',
+  'reduce_by_index_3d', 'spread', 'partition2', 'zip2', 'unzip2', 'null', 'sized', 'manifest',
+  'iterate', 'iterate_until', 'iterate_while', 'tabulate_3d', 'indices', 'zip4', 'zip5',
+  'unzip4', 'unzip5', 'map1',
 ]);
 
 // A stream tokenizer for the Futhark subset Ogham reads.

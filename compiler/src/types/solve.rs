@@ -335,14 +335,25 @@ impl<'s> Solver<'s> {
             (Some(n), _) => format!("`{n}` is applied to too many arguments"),
             (None, _) => "this is not a function".to_string(),
         };
-        self.errors.push(
-            Diagnostic::ty(
-                info.fun_span,
-                format!("type mismatch: expected a function, found {found}"),
-            )
-            .with_label(what)
-            .with_secondary(info.arg_span, "applied to this argument"),
-        );
+        let mut d = Diagnostic::ty(
+            info.fun_span,
+            format!("type mismatch: expected a function, found {found}"),
+        )
+        .with_label(what)
+        .with_secondary(info.arg_span, "applied to this argument");
+        // Futhark before 0.25 took the sizes as arguments (`unflatten n m xs`).
+        if let Some(n @ ("unflatten" | "unflatten_3d" | "unflatten_4d")) = info.callee.as_deref() {
+            let dims = match n {
+                "unflatten" => "[n][m]",
+                "unflatten_3d" => "[n][m][l]",
+                _ => "[n][m][l][k]",
+            };
+            d = d.with_hint(format!(
+                "`{n}` takes the array alone; the sizes of its result come from their type, \
+                 as in Futhark: `{n} xs : {dims}t`"
+            ));
+        }
+        self.errors.push(d);
     }
 
     fn index(&mut self, c: &Constraint, arr: &Ty, dims: &[IndexDim], result: &Ty) {

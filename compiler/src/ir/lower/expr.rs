@@ -277,6 +277,9 @@ impl<'a> Lowerer<'a> {
         if name == "rep" {
             return self.rep(&ty, env, span);
         }
+        if let Some(k) = unflatten_rank(name) {
+            return self.unflatten_sizes(k, &ty, env, span);
+        }
         if let Some(arity) = intrinsic::arity(name) {
             if arity == 0 {
                 return self.intrinsic(name, Vec::new(), span);
@@ -435,6 +438,48 @@ impl<'a> Lowerer<'a> {
         Ok(SVal::Fun(Rc::new(SFun::Partial { f, args: vec![n] })))
     }
 
+    /// `unflatten` (or `unflatten_3d`, `unflatten_4d`) at type `ty`: the intrinsic applied to
+    /// the `k` leading sizes of its result, which the context fixed (a type annotation, a
+    /// return type, an array it is zipped with).
+    fn unflatten_sizes(
+        &mut self,
+        k: usize,
+        ty: &SType,
+        env: &Env<'a>,
+        span: Span,
+    ) -> LResult<SVal<'a>> {
+        let shape = match ty {
+            SType::Arrow { to, .. } => match &**to {
+                SType::Array { shape, .. } => Some(shape),
+                _ => None,
+            },
+            _ => None,
+        };
+        let i64t = Type::Prim(PrimType::Int(crate::prim::IntType::I64));
+        let mut dims = Vec::with_capacity(k);
+        for d in shape.into_iter().flatten().take(k) {
+            let a = match d {
+                crate::types::Size::Const(c) => Some(super::builder::i64c(*c)),
+                crate::types::Size::Var(n) => match env.lookup(n) {
+                    Some(SVal::Leaf(a, t)) if *t == i64t => Some(*a),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(a) = a else { break };
+            dims.push(SVal::Leaf(a, i64t.clone()));
+        }
+        if dims.len() < k {
+            return Err(unsupported(
+                span,
+                "the sizes of this `unflatten`'s result are not known here (give them with a type, \
+                 e.g. `unflatten xs : [n][m]t`)",
+            ));
+        }
+        let f = Rc::new(SFun::Intrinsic { name: "unflatten".to_string(), arity: k + 1 });
+        Ok(SVal::Fun(Rc::new(SFun::Partial { f, args: dims })))
+    }
+
     /// Apply a function to several arguments in turn.
     pub(crate) fn apply_args(
         &mut self,
@@ -588,4 +633,14 @@ fn record_update<'a>(r: SVal<'a>, path: &[String], v: SVal<'a>, span: Span) -> L
 /// The assertion message's description of a condition (message holes escaped).
 fn describe(e: &Expr) -> String {
     crate::syntax::printer::print_expr(e).replace("{}", "{ }")
+}
+
+/// How many dimensions an `unflatten` intrinsic makes, by name.
+fn unflatten_rank(name: &str) -> Option<usize> {
+    match name {
+        "unflatten" => Some(2),
+        "unflatten_3d" => Some(3),
+        "unflatten_4d" => Some(4),
+        _ => None,
+    }
 }

@@ -90,7 +90,7 @@ impl<'a> Lowerer<'a> {
                 let (p, xs) = (arg()?, arg()?);
                 self.partition(&p, &xs, span)
             }
-            "scatter" | "scatter_2d" => {
+            "scatter" | "scatter_2d" | "scatter_3d" => {
                 let (dest, is, vs) = (arg()?, arg()?, arg()?);
                 self.scatter(dest, is, vs, span)
             }
@@ -173,10 +173,18 @@ impl<'a> Lowerer<'a> {
                 a.map_leaves(&mut f)
             }
             "unflatten" => {
-                let (n, m, a) = (arg()?, arg()?, arg()?);
-                let n = self.int_to_i64(&n, span)?;
-                let m = self.int_to_i64(&m, span)?;
-                let nm = self.b.binop(BinOp::Mul, PrimType::I64, n, m);
+                // The result's leading sizes (from its type, see `unflatten_sizes`), then the
+                // array; their product must be the array's length.
+                let mut args: Vec<SVal<'a>> = it.collect();
+                let a = args.pop().ok_or_else(|| internal(span, "unflatten of nothing"))?;
+                let mut dims = Vec::with_capacity(args.len());
+                for d in &args {
+                    dims.push(self.int_to_i64(d, span)?);
+                }
+                let mut total = *dims.first().ok_or_else(|| internal(span, "unflatten sizes"))?;
+                for &d in &dims[1..] {
+                    total = self.b.binop(BinOp::Mul, PrimType::I64, total, d);
+                }
                 let mut checked = false;
                 let mut f = |a: Atom, t: &Type| -> LResult<(Atom, Type)> {
                     let sh = shape(t).to_vec();
@@ -185,19 +193,21 @@ impl<'a> Lowerer<'a> {
                         .copied()
                         .ok_or_else(|| internal(span, "unflatten of a scalar"))?;
                     if !checked {
-                        let ok = self.b.cmp(CmpOp::Eq, PrimType::I64, nm, dim_atom(p));
+                        let ok = self.b.cmp(CmpOp::Eq, PrimType::I64, total, dim_atom(p));
+                        let into = "[{}]".repeat(dims.len());
+                        let mut vals = vec![dim_atom(p)];
+                        vals.extend_from_slice(&dims);
                         self.b.assert(
                             ok,
-                            "size mismatch: cannot unflatten an array of {} elements into [{}][{}]"
-                                .into(),
-                            vec![dim_atom(p), n, m],
+                            format!("size mismatch: cannot unflatten an array of {{}} elements into {into}"),
+                            vals,
                         );
                         checked = true;
                     }
-                    let mut new = vec![
-                        atom_dim(n).ok_or_else(|| internal(span, "size"))?,
-                        atom_dim(m).ok_or_else(|| internal(span, "size"))?,
-                    ];
+                    let mut new = Vec::with_capacity(dims.len() + sh.len() - 1);
+                    for &d in &dims {
+                        new.push(atom_dim(d).ok_or_else(|| internal(span, "size"))?);
+                    }
                     new.extend_from_slice(&sh[1..]);
                     let ty = array_ty(t.elem(), new.clone());
                     let arr = self.b.var_of(a, t, "t");

@@ -259,6 +259,49 @@ impl<'a> Lowerer<'a> {
                 };
                 leaf(Atom::Const(PrimValue::I32(bits as i32)), PrimType::I32)
             }
+            "get_bit" | "set_bit" if matches!(t, PrimType::Float(_)) => {
+                // On the float's bits (`to_bits`), and back for `set_bit`.
+                let bits = self.float_bits(t, arg(1)?.0);
+                let ut = bits.1;
+                let mut args = args.clone();
+                args[1] = SVal::Leaf(bits.0, Type::Prim(ut));
+                let r = self.numeric(&format!("{ut}.{member}"), args, span)?;
+                if member == "get_bit" {
+                    return Ok(r);
+                }
+                let SVal::Leaf(b, _) = r else { return Err(internal(span, "set_bit")) };
+                let v = self.b.let1("t", Type::Prim(t), Exp::Math(MathFn::FromBits, t, vec![b]));
+                leaf(Atom::Var(v), t)
+            }
+            "not" => leaf(self.b.unop(UnOp::Not, t, arg(0)?.0), t),
+            "recip" => {
+                let one = one_of(t).ok_or_else(|| internal(span, "recip type"))?;
+                leaf(self.b.binop(BinOp::Div, t, one, arg(0)?.0), t)
+            }
+            "rsqrt" => {
+                let one = one_of(t).ok_or_else(|| internal(span, "rsqrt type"))?;
+                let r =
+                    self.b.let1("t", Type::Prim(t), Exp::Math(MathFn::Sqrt, t, vec![arg(0)?.0]));
+                leaf(self.b.binop(BinOp::Div, t, one, Atom::Var(r)), t)
+            }
+            "mad" => {
+                let ((a, _), (b, _), (c, _)) = (arg(0)?, arg(1)?, arg(2)?);
+                let m = self.b.binop(BinOp::Mul, t, a, b);
+                leaf(self.b.binop(BinOp::Add, t, m, c), t)
+            }
+            "to_f64" => {
+                let (x, xt) = arg(0)?;
+                leaf(self.convert_value(xt, PrimType::F64, x), PrimType::F64)
+            }
+            "mul_hi" | "mad_hi" => {
+                let PrimType::Int(it) = t else { return Err(internal(span, "mul_hi type")) };
+                let ((a, _), (b, _)) = (arg(0)?, arg(1)?);
+                let hi = self.mul_hi(it, a, b);
+                if member == "mul_hi" {
+                    return leaf(hi, t);
+                }
+                leaf(self.b.binop(BinOp::Add, t, hi, arg(2)?.0), t)
+            }
             "get_bit" => {
                 // `(x >> bit) & 1`, as an `i32`.
                 let ((bit, bt), (x, _)) = (arg(0)?, arg(1)?);
@@ -331,6 +374,84 @@ impl<'a> Lowerer<'a> {
             return self.b.cmp(CmpOp::Neq, from, x, zero);
         }
         self.b.convert(from, to, x)
+    }
+}
+
+/// The constant 1 of a numeric type.
+fn one_of(t: PrimType) -> Option<Atom> {
+    match t {
+        PrimType::Int(it) => Some(Atom::Const(PrimValue::int(it, 1))),
+        PrimType::Float(ft) => Some(Atom::Const(PrimValue::float(ft, 1.0))),
+        PrimType::Bool => None,
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// A float's bits as the unsigned integer of its width, and that type.
+    fn float_bits(&mut self, t: PrimType, x: Atom) -> (Atom, PrimType) {
+        let ut = PrimType::Int(match t {
+            PrimType::Float(FloatType::F16) => IntType::U16,
+            PrimType::Float(FloatType::F32) => IntType::U32,
+            _ => IntType::U64,
+        });
+        let v = self.b.let1("t", Type::Prim(ut), Exp::Math(MathFn::ToBits, t, vec![x]));
+        (Atom::Var(v), ut)
+    }
+
+    /// The high half of the full product `a * b` of two integers of type `it` (signed or not).
+    fn mul_hi(&mut self, it: IntType, a: Atom, b: Atom) -> Atom {
+        let t = PrimType::Int(it);
+        let bits = it.bits();
+        if bits < 64 {
+            // The product fits in 64 bits: widen, multiply, shift, narrow.
+            let wide = PrimType::Int(if it.signed() { IntType::I64 } else { IntType::U64 });
+            let (x, y) = (self.b.convert(t, wide, a), self.b.convert(t, wide, b));
+            let p = self.b.binop(BinOp::Mul, wide, x, y);
+            let sh = Atom::Const(PrimValue::int(wide_int(wide), i128::from(bits)));
+            let h = self.b.binop(BinOp::Shr, wide, p, sh);
+            return self.b.convert(wide, t, h);
+        }
+        // 64 bits: the unsigned product from 32-bit halves, then the signed correction
+        // `hi(a) - (a < 0 ? b : 0) - (b < 0 ? a : 0)`.
+        let u = PrimType::Int(IntType::U64);
+        let c = |v: i128| Atom::Const(PrimValue::int(IntType::U64, v));
+        let (x, y) = (self.b.convert(t, u, a), self.b.convert(t, u, b));
+        let lo = |s: &mut Self, v: Atom| s.b.binop(BinOp::And, u, v, c(0xffff_ffff));
+        let hi = |s: &mut Self, v: Atom| s.b.binop(BinOp::Shr, u, v, c(32));
+        let (xl, xh, yl, yh) = (lo(self, x), hi(self, x), lo(self, y), hi(self, y));
+        let p0 = self.b.binop(BinOp::Mul, u, xl, yl);
+        let p1 = self.b.binop(BinOp::Mul, u, xl, yh);
+        let p2 = self.b.binop(BinOp::Mul, u, xh, yl);
+        let p3 = self.b.binop(BinOp::Mul, u, xh, yh);
+        let mid = hi(self, p0);
+        let l1 = lo(self, p1);
+        let mid = self.b.binop(BinOp::Add, u, mid, l1);
+        let l2 = lo(self, p2);
+        let mid = self.b.binop(BinOp::Add, u, mid, l2);
+        let carry = hi(self, mid);
+        let h1 = hi(self, p1);
+        let h2 = hi(self, p2);
+        let r = self.b.binop(BinOp::Add, u, p3, h1);
+        let r = self.b.binop(BinOp::Add, u, r, h2);
+        let r = self.b.binop(BinOp::Add, u, r, carry);
+        if !it.signed() {
+            return r;
+        }
+        let r = self.b.convert(u, t, r);
+        let sign = Atom::Const(PrimValue::int(it, 63));
+        let am = self.b.binop(BinOp::Shr, t, a, sign);
+        let bm = self.b.binop(BinOp::Shr, t, b, sign);
+        let fa = self.b.binop(BinOp::And, t, am, b);
+        let fb = self.b.binop(BinOp::And, t, bm, a);
+        let r = self.b.binop(BinOp::Sub, t, r, fa);
+        self.b.binop(BinOp::Sub, t, r, fb)
+    }
+}
+
+fn wide_int(t: PrimType) -> IntType {
+    match t {
+        PrimType::Int(it) => it,
+        _ => IntType::I64,
     }
 }
 

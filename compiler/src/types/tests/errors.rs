@@ -81,6 +81,17 @@ fn not_a_function() {
 }
 
 #[test]
+fn unflatten_with_sizes_as_arguments_shows_the_current_form() {
+    let src = "def f (xs: []i32) : [2][2]i32 = unflatten 2 2 xs";
+    let e = error(src, "type mismatch: expected a function, found `[n][m]t`");
+    assert_eq!(e.label, "`unflatten` is applied to too many arguments");
+    assert!(e.hints.iter().any(|h| h.contains("`unflatten xs : [n][m]t`")), "{:?}", e.hints);
+    let src = "def f (xs: []i32) : [2][2][2]i32 = unflatten_3d 2 2 2 xs";
+    let e = error(src, "type mismatch: expected a function, found `[n][m][l]t`");
+    assert!(e.hints.iter().any(|h| h.contains("`unflatten_3d xs : [n][m][l]t`")), "{:?}", e.hints);
+}
+
+#[test]
 fn array_elements_must_agree() {
     let src = "def a = [1i32, 2, 3.0f32]";
     let e = error(src, "type mismatch: expected `i32`, found `f32`");

@@ -16,12 +16,22 @@ fn prelude_types() {
         flip : (a -> b -> c) -> b -> a -> c
         curry : ((a, b) -> c) -> a -> b -> c
         uncurry : (a -> b -> c) -> (a, b) -> c
+        iterate : i32 -> (a -> a) -> a -> a
+        iterate_until : (a -> bool) -> (a -> a) -> a -> a
+        iterate_while : (a -> bool) -> (a -> a) -> a -> a
+        zip2 : [n]a -> [n]b -> *[n](a, b)
+        unzip2 : [n](a, b) -> ([n]a, [n]b)
         map1 : (a -> x) -> [n]a -> *[n]x
         map2 : (a -> b -> x) -> [n]a -> [n]b -> *[n]x
         map3 : (a -> b -> c -> x) -> [n]a -> [n]b -> [n]c -> *[n]x
         map4 : (a -> b -> c -> d -> x) -> [n]a -> [n]b -> [n]c -> [n]d -> *[n]x
         map5 : (a -> b -> c -> d -> e -> x) -> [n]a -> [n]b -> [n]c -> [n]d -> [n]e -> *[n]x
         length : [n]t -> i64
+        null : [n]t -> bool
+        sized : (n: i64) -> [m]t -> [n]t
+        manifest : t -> t
+        flatten_3d : [n][m][l]t -> []t
+        flatten_4d : [n][m][l][k]t -> []t
         head : [n]t -> t
         last : [n]t -> t
         tail : [n]t -> []t
@@ -41,6 +51,10 @@ fn prelude_types() {
         any : (a -> bool) -> [n]a -> bool
         and : [n]bool -> bool
         or : [n]bool -> bool
+        partition2 : (a -> bool) -> (a -> bool) -> [n]a -> ([]a, []a, []a)
+        spread : (k: i64) -> t -> [n]i64 -> [n]t -> *[k]t
+        reduce_by_index_2d : *[k][m]a -> (a -> a -> a) -> a -> [n](i64, i64) -> [n]a -> *[k][m]a
+        reduce_by_index_3d : *[k][m][l]a -> (a -> a -> a) -> a -> [n](i64, i64, i64) -> [n]a -> *[k][m][l]a
     "#]]
     .assert_eq(&print::print_prelude(&cp));
 }

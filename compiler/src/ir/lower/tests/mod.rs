@@ -419,7 +419,7 @@ entry main (k: i32) (x: f32) : (f32, i32) =
 fn ranges_and_slices() {
     check_ir(
         "entry main (n: i32) (xs: []f32) : ([]i32, []i32, []f32, []f32, [][]f32) =
-  (0..<n, 10..8...0, xs[1:], xs[::-1], unflatten 2 3 (xs[0:6]))",
+  (0..<n, 10..8...0, xs[1:], xs[::-1], unflatten (xs[0:6]) : [2][3]f32)",
         expect![[r#"
             fun main (d_0: i64, n_1: i32, xs_2: [d_0]f32) : ?[t_3][diff_9][t_16].([t_3]i32, [6]i32, [diff_9]f32, [t_16]f32, [2][3]f32) =
               let t_3: i64 = i64.i32(n_1)

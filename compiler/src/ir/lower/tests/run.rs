@@ -153,7 +153,7 @@ fn size_checks_name_both_sizes() {
     let src =
         "entry z [n] (xs: [n]i32) (ys: []i32) : ([]i32, []i32) = unzip (zip xs (ys :> [n]i32))
 entry c [n] (xs: [n]i32) (m: i64) : [m]i32 = xs :> [m]i32
-entry u (xs: []i32) : [][]i32 = unflatten 2 2 xs
+entry u (xs: []i32) : [2][2]i32 = unflatten xs
 entry irregular (xss: [][]i32) : [][]i32 = map (\\xs -> filter (> 0) xs) xss
 entry same [n] (xs: [n]i32) (ys: [n]i32) : [n]i32 = map2 (+) xs ys";
     fails(src, "z", "[1i32] [1i32, 2i32]", "size mismatch");
