@@ -402,8 +402,27 @@ impl Lexer<'_> {
             let name = self.src[name_start..self.pos].to_string();
             self.push(Tok::Constructor(name), start);
         } else if c == b'[' {
+            // An attribute (`#[unsafe]`, `#[incremental_flattening(only_inner)]`): advice to
+            // Futhark's compiler that never changes what a correct program computes, so it is
+            // read and dropped, like a comment.
             self.pos += 2;
-            self.error(start, self.pos, "unsupported: attributes (`#[...]`)");
+            let mut depth = 1usize;
+            while self.pos < self.b.len() && depth > 0 {
+                match self.b[self.pos] {
+                    b'[' | b'(' => depth += 1,
+                    b']' | b')' => depth -= 1,
+                    b'\n' => break,
+                    _ => {}
+                }
+                self.pos += 1;
+            }
+            if depth > 0 {
+                self.error(
+                    start,
+                    self.pos,
+                    "unterminated attribute: expected `]` before the end of the line",
+                );
+            }
         } else {
             self.bad_char();
         }

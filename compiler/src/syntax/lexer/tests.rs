@@ -219,5 +219,14 @@ fn columns_and_spans_with_a_base() {
 fn unsupported_literals() {
     assert_eq!(errors("\"str\""), ["unsupported: string literals"]);
     assert_eq!(errors("'c'"), ["unsupported: character literals"]);
-    assert_eq!(errors("#[inline]"), ["unsupported: attributes (`#[...]`)"]);
+}
+
+#[test]
+fn attributes_are_dropped() {
+    assert_eq!(toks("#[inline] x"), toks("x"));
+    assert_eq!(toks("f (#[incremental_flattening(only_inner)] y) #[unsafe]"), toks("f (y)"));
+    assert_eq!(
+        errors("#[unsafe x"),
+        ["unterminated attribute: expected `]` before the end of the line"]
+    );
 }

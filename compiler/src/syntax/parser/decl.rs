@@ -2,6 +2,7 @@
 
 use super::{PResult, Parser};
 use crate::diag::Diagnostic;
+use crate::diag::Span;
 use crate::syntax::ast::*;
 use crate::syntax::lexer::{Kw, Tok};
 
@@ -63,20 +64,35 @@ impl Parser<'_> {
 
     fn val_dec(&mut self, entry: bool, doc: Option<String>) -> PResult<ValDec> {
         let start = self.bump();
-        if self.at(&Tok::LParen) && matches!(self.tok_at(1), Tok::Op(_)) {
-            let d = Diagnostic::parse(self.span(), "unsupported: user-defined operators");
-            return Err(self.report(d));
-        }
-        let (name, name_span) = self.ident("a name")?;
-        let type_params = self.type_params()?;
-        let mut params = Vec::new();
-        while self.at_param_start() {
-            params.push(self.param_pat()?);
-        }
-        if matches!(self.tok(), Tok::Op(_)) && params.len() == 1 {
-            let d = Diagnostic::parse(self.span(), "unsupported: user-defined operators");
-            return Err(self.report(d));
-        }
+        let (name, name_span, type_params, params) =
+            if let Some((name, span)) = self.operator_name() {
+                // `def (+^) x y`
+                self.user_operator(&name, span, entry)?;
+                let type_params = self.type_params()?;
+                let mut params = Vec::new();
+                while self.at_param_start() {
+                    params.push(self.param_pat()?);
+                }
+                (name, span, type_params, params)
+            } else if self.at_infix_definition() {
+                // `def x +^ y` or `def (x: t) +^ (y: t)`
+                let x = self.param_pat()?;
+                let Tok::Op(name) = self.tok().clone() else {
+                    return Err(self.expected("an operator"));
+                };
+                let span = self.bump();
+                self.user_operator(&name, span, entry)?;
+                let y = self.param_pat()?;
+                (name, span, Vec::new(), vec![x, y])
+            } else {
+                let (name, name_span) = self.ident("a name")?;
+                let type_params = self.type_params()?;
+                let mut params = Vec::new();
+                while self.at_param_start() {
+                    params.push(self.param_pat()?);
+                }
+                (name, name_span, type_params, params)
+            };
         let ret = if self.eat(&Tok::Colon) { Some(self.type_exp()?) } else { None };
         if !self.at(&Tok::Equals) {
             let what = if ret.is_some() { "`=`" } else { "a parameter, `:` or `=`" };
@@ -86,6 +102,66 @@ impl Parser<'_> {
         let body = self.exp()?;
         let span = start.to(body.span);
         Ok(ValDec { entry, name, name_span, type_params, params, ret, body: *body, doc, span })
+    }
+
+    /// At `(op)`: the operator and its span, after reading it.
+    fn operator_name(&mut self) -> Option<(Name, Span)> {
+        let Tok::Op(op) = self.tok_at(1).clone() else { return None };
+        if !self.at(&Tok::LParen) || *self.tok_at(2) != Tok::RParen {
+            return None;
+        }
+        self.bump();
+        let span = self.bump();
+        self.bump();
+        Some((op, span))
+    }
+
+    /// At the first parameter of an infix definition: a name or a parenthesised pattern, then
+    /// an operator.
+    fn at_infix_definition(&self) -> bool {
+        match self.tok() {
+            Tok::Ident(_) => matches!(self.tok_at(1), Tok::Op(_)),
+            Tok::LParen => {
+                // The operator after the matching parenthesis.
+                let mut depth = 0usize;
+                let mut k = 0;
+                loop {
+                    match self.tok_at(k) {
+                        Tok::LParen => depth += 1,
+                        Tok::RParen => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return matches!(self.tok_at(k + 1), Tok::Op(_));
+                            }
+                        }
+                        Tok::Eof => return false,
+                        _ => {}
+                    }
+                    k += 1;
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Record an operator the program defines; the built-in ones cannot be redefined.
+    fn user_operator(&mut self, op: &str, span: Span, entry: bool) -> PResult<()> {
+        if entry {
+            let d =
+                Diagnostic::parse(span, format!("an entry point cannot be an operator (`{op}`)"))
+                    .with_hint("give the entry point a name and call the operator in it");
+            return Err(self.report(d));
+        }
+        if super::expr::is_builtin_operator(op) {
+            let d = Diagnostic::parse(
+                span,
+                format!("unsupported: redefining the built-in operator `{op}`"),
+            )
+            .with_hint("define an operator of your own, such as `+^`, or a named function");
+            return Err(self.report(d));
+        }
+        self.user_ops.insert(op.to_string());
+        Ok(())
     }
 
     fn type_dec(&mut self) -> PResult<TypeDec> {

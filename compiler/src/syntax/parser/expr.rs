@@ -118,7 +118,12 @@ pub fn binop_prec(op: &str) -> Prec {
 }
 
 fn is_known_operator(op: &str) -> bool {
-    KNOWN_OPERATORS.contains(&op) || op == "<-<"
+    is_builtin_operator(op)
+}
+
+/// An operator the language defines (not one the program may define).
+pub(super) fn is_builtin_operator(op: &str) -> bool {
+    KNOWN_OPERATORS.contains(&op) || op == "<-<" || op == "!"
 }
 
 impl Parser<'_> {
@@ -229,6 +234,7 @@ impl Parser<'_> {
             }
             if matches!(self.toks.get(self.pos - 1).map(|t| &t.tok), Some(Tok::Op(_)))
                 && !is_known_operator(&op)
+                && !self.user_ops.contains(&op)
             {
                 self.unknown_operator(&op, op_span);
             }
@@ -255,7 +261,7 @@ impl Parser<'_> {
     fn unknown_operator(&mut self, op: &str, span: Span) {
         let d = Diagnostic::parse(span, format!("unknown operator `{op}`"))
             .with_label("not an operator Ogham defines")
-            .with_hint("user-defined operators are not supported; if this is two operators, separate them with a space");
+            .with_hint("define it before its use (`def (op) x y = ...`); if this is two operators, separate them with a space");
         self.diags.push(d);
     }
 
@@ -660,7 +666,7 @@ impl Parser<'_> {
                     .with_hint("write a lambda instead: `\\x -> !x`");
             return Err(self.report(d));
         }
-        if !is_known_operator(op) {
+        if !is_known_operator(op) && !self.user_ops.contains(op) {
             self.unknown_operator(op, span);
         }
         Ok(())

@@ -43,6 +43,8 @@ pub struct Parser<'a> {
     rec: u32,
     /// Set while parsing the operand of a prefix `-`: a literal there may be `2^(bits-1)`.
     negated: bool,
+    /// The operators the program has defined so far (`def (+^) ...`): uses of them are known.
+    user_ops: std::collections::HashSet<String>,
 }
 
 impl<'a> Parser<'a> {
@@ -57,6 +59,7 @@ impl<'a> Parser<'a> {
             depths: Vec::new(),
             rec: 0,
             negated: false,
+            user_ops: std::collections::HashSet::new(),
         }
     }
 

@@ -235,7 +235,14 @@ impl Printer {
                     }
                 }
                 self.w(if v.entry { "entry " } else { "def " });
-                self.w(&v.name);
+                if v.name.starts_with(|c: char| !c.is_alphanumeric() && c != '_') {
+                    // An operator's definition: `def (+^) x y`.
+                    self.w("(");
+                    self.w(&v.name);
+                    self.w(")");
+                } else {
+                    self.w(&v.name);
+                }
                 self.type_params(&v.type_params);
                 for p in &v.params {
                     self.w(" ");

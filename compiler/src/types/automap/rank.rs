@@ -159,8 +159,9 @@ fn map_arity(name: &str) -> Option<usize> {
     }
 }
 
+/// A built-in operator (a program's own operators are typed like the functions they are).
 fn is_operator(op: &str) -> bool {
-    op.chars().next().is_some_and(|c| !c.is_alphanumeric() && c != '_')
+    crate::types::gen::is_operator(op)
 }
 
 impl<'a> Rank<'a> {
@@ -590,7 +591,12 @@ impl<'a> Rank<'a> {
                 let ft = arrow(RTy::prim(), RTy::prim());
                 self.spine(e.id, ft, vec![(xt, x.span)], sp)
             }
-            ExprKind::OpSection(op) => self.op_type(op),
+            ExprKind::OpSection(op) if is_operator(op) => self.op_type(op),
+            ExprKind::OpSection(op) => self.lookup(op).unwrap_or_else(|| {
+                // A program's own operator, typed like the function it is.
+                self.incomplete = true;
+                self.fresh()
+            }),
             ExprKind::LeftSection(op, x) | ExprKind::RightSection(op, x) => {
                 let xt = self.expr(x);
                 let ot = if is_operator(op) {

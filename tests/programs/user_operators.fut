@@ -1,0 +1,37 @@
+-- A program's own operators (prefix and infix definitions, sections, AUTOMAP over them) and
+-- attributes, which are read and ignored.
+
+type pt = {x: f32, y: f32}
+
+def (a: pt) +^ (b: pt) : pt = {x = a.x + b.x, y = a.y + b.y}
+
+def (<+>) (x: f32) (y: f32) : f32 = x * 10 + y
+
+def a |+| b = a + b * 2
+
+#[inline]
+def (*.) [n] (xs: [n]f32) (ys: [n]f32) : f32 = f32.sum (map2 (*) xs ys)
+
+-- ==
+-- entry: main
+-- input { [1f32, 2f32] [3f32, 4f32] }
+-- output { [13f32, 24f32] 11f32 [11f32, 21f32] [21f32, 22f32] [11f32, 21f32] 11i32 123f32 4f32 6f32 }
+entry main [n] (xs: [n]f32) (ys: [n]f32) : ([n]f32, f32, [n]f32, [n]f32, [n]f32, i32, f32, f32, f32) =
+  let p = #[unsafe] ({x = 1, y = 2} +^ {x = 3, y = 4})
+  in ( map2 (<+>) xs ys
+     , xs *. ys
+     , map (<+> 1) xs
+     , map (2 <+>) xs
+     , xs <+> 1
+     , 1 |+| 2 |+| 3
+     , #[sequential] (1 <+> 2 <+> 3)
+     , p.x
+     , p.y
+     )
+
+-- ==
+-- entry: rows
+-- input { [[1f32, 2f32], [3f32, 4f32]] }
+-- output { [5f32, 25f32] }
+entry rows [n] [m] (xss: [n][m]f32) : [n]f32 =
+  #[sequential_inner] map2 (*.) xss xss
