@@ -35,3 +35,11 @@ entry main [n] (xs: [n]f32) (ys: [n]f32) : ([n]f32, f32, [n]f32, [n]f32, [n]f32,
 -- output { [5f32, 25f32] }
 entry rows [n] [m] (xss: [n][m]f32) : [n]f32 =
   #[sequential_inner] map2 (*.) xss xss
+
+-- ==
+-- entry: local_operator
+-- input { [1f32, 3f32] }
+-- output { [0f32, 2f32] 4f32 }
+entry local_operator [n] (xs: [n]f32) : ([n]f32, f32) =
+  let (<->) (a: f32) (b: f32) : f32 = f32.abs (a - b)
+  in (map (<-> 1) xs, xs[0] <-> 5)

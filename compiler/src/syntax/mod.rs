@@ -21,10 +21,10 @@
 //!   builds (long left-associative chains such as `a+b+c+...` count too), so later stages can
 //!   recurse over any tree the parser accepts. The parser passes expressions boxed and keeps each
 //!   construct out of its recursive spine: inputs at the limit need well under 1 MiB of stack.
-//! - A program's own operators (`def (+^) x y`, or infix `def x +^ y`) take the precedence of
-//!   their leading characters, as in Futhark; the parser knows them from their definition on
-//!   (definitions come before their uses), and a `BinOp` naming one is an application of it.
-//!   The built-in operators cannot be redefined.
+//! - A program's own operators (`def (+^) x y`, infix `def x +^ y`, local `let (+^) x y`) take
+//!   the precedence of their leading characters, as in Futhark; the parser knows them from their
+//!   definition on (definitions come before their uses), and a `BinOp` naming one is an
+//!   application of it. The built-in operators cannot be redefined.
 //! - Attributes (`#[unsafe]`, `#[sequential]`) are advice to Futhark's compiler that never
 //!   changes what a correct program computes: the lexer drops them, like comments.
 //! - Not supported, each with an `unsupported: ...` error at its span: modules (`module`,

@@ -163,6 +163,20 @@ impl Parser<'_> {
             let indices = self.dim_indices()?;
             self.expect(Tok::Equals, "`=`")?;
             Binding::With { name, name_span, indices, value: self.exp()? }
+        } else if let Some((name, name_span)) = self.operator_name() {
+            // A local operator: `let (+^) x y = ...`.
+            self.user_operator(&name, name_span, false)?;
+            let type_params = self.type_params()?;
+            let mut params = Vec::new();
+            while self.at_param_start() {
+                params.push(self.param_pat()?);
+            }
+            if params.is_empty() {
+                return Err(self.expected("a function parameter"));
+            }
+            let ret = if self.eat(&Tok::Colon) { Some(self.type_exp()?) } else { None };
+            self.expect(Tok::Equals, "`=`")?;
+            Binding::Fun { name, name_span, type_params, params, ret, rhs: self.exp()? }
         } else if matches!(self.tok(), Tok::Ident(_)) && self.at_fun_params_after_name() {
             let (name, name_span) = self.ident("a name")?;
             let type_params = self.type_params()?;

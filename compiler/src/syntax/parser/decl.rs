@@ -105,7 +105,7 @@ impl Parser<'_> {
     }
 
     /// At `(op)`: the operator and its span, after reading it.
-    fn operator_name(&mut self) -> Option<(Name, Span)> {
+    pub(super) fn operator_name(&mut self) -> Option<(Name, Span)> {
         let Tok::Op(op) = self.tok_at(1).clone() else { return None };
         if !self.at(&Tok::LParen) || *self.tok_at(2) != Tok::RParen {
             return None;
@@ -145,7 +145,7 @@ impl Parser<'_> {
     }
 
     /// Record an operator the program defines; the built-in ones cannot be redefined.
-    fn user_operator(&mut self, op: &str, span: Span, entry: bool) -> PResult<()> {
+    pub(super) fn user_operator(&mut self, op: &str, span: Span, entry: bool) -> PResult<()> {
         if entry {
             let d =
                 Diagnostic::parse(span, format!("an entry point cannot be an operator (`{op}`)"))

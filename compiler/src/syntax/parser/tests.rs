@@ -384,6 +384,10 @@ fn programs_define_operators() {
         assert!(text.contains("def (+^)"), "{text}");
         assert!(text.contains("1 +^ 2 * 3"), "{text}");
     }
+    let p = parse("def f (z: i32) = let (+^) (x: i32) (y: i32) = x - y in z +^ 1 * 2").unwrap();
+    let text = crate::syntax::printer::print_program(&p);
+    assert!(text.contains("let (+^) (x: i32) (y: i32) = x - y"), "{text}");
+    assert!(text.contains("z +^ 1 * 2"), "{text}");
     let ds = errors("def f = 1 +^ 2\ndef (+^) (x: i32) (y: i32) = x");
     assert_eq!(ds[0].message, "unknown operator `+^`");
     let ds = errors("entry (+^) (x: i32) (y: i32) = x");

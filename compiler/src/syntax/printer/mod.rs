@@ -187,6 +187,17 @@ impl Printer {
         Printer { out: String::new(), flat: false }
     }
 
+    /// A defined name; an operator's in parentheses (`def (+^) x y`).
+    fn binding_name(&mut self, name: &str) {
+        if name.starts_with(|c: char| !c.is_alphanumeric() && c != '_') {
+            self.w("(");
+            self.w(name);
+            self.w(")");
+        } else {
+            self.w(name);
+        }
+    }
+
     fn w(&mut self, s: &str) {
         self.out.push_str(s);
     }
@@ -235,14 +246,7 @@ impl Printer {
                     }
                 }
                 self.w(if v.entry { "entry " } else { "def " });
-                if v.name.starts_with(|c: char| !c.is_alphanumeric() && c != '_') {
-                    // An operator's definition: `def (+^) x y`.
-                    self.w("(");
-                    self.w(&v.name);
-                    self.w(")");
-                } else {
-                    self.w(&v.name);
-                }
+                self.binding_name(&v.name);
                 self.type_params(&v.type_params);
                 for p in &v.params {
                     self.w(" ");
@@ -630,7 +634,7 @@ impl Printer {
                     (rhs, body)
                 }
                 ExprKind::LetFun { name, type_params, params, ret, rhs, body, .. } => {
-                    self.w(name);
+                    self.binding_name(name);
                     self.type_params(type_params);
                     for p in params {
                         self.w(" ");
