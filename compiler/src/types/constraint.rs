@@ -174,7 +174,9 @@ impl Reason {
                 Some((*first, format!("the first element {has}"))),
                 vec!["all elements of an array must have the same type".into()],
             ),
-            Reason::IndexValue => (None, vec!["array indices must be `i64`".into()]),
+            Reason::IndexValue => {
+                (None, vec!["an index is a signed integer (`i64` in a slice)".into()])
+            }
             Reason::RangeBound { first } => {
                 (Some((*first, format!("the start of the range {has}"))), vec![])
             }

@@ -237,6 +237,10 @@ impl PrimSet {
     pub fn ints() -> PrimSet {
         PrimSet::of(IntType::ALL.into_iter().map(PrimType::Int))
     }
+    /// The signed integers: what a point index may be (Futhark converts it to `i64`).
+    pub fn signed_ints() -> PrimSet {
+        PrimSet::of(IntType::ALL.into_iter().filter(|i| i.signed()).map(PrimType::Int))
+    }
     pub fn floats() -> PrimSet {
         PrimSet::of(FloatType::ALL.into_iter().map(PrimType::Float))
     }
@@ -273,6 +277,8 @@ impl PrimSet {
             "a numeric type".into()
         } else if self == PrimSet::ints() {
             "an integer type".into()
+        } else if self == PrimSet::signed_ints() {
+            "a signed integer type".into()
         } else if self == PrimSet::floats() {
             "a floating-point type".into()
         } else if self == PrimSet::ordered() {

@@ -14,8 +14,13 @@ impl Gen<'_> {
         for d in dims {
             match d {
                 DimIndex::Fix(i) => {
+                    // Any signed integer, as in Futhark; slice bounds are `i64`.
                     let t = self.expr(i);
-                    self.eq(Ty::i64(), t, i.span, Reason::IndexValue);
+                    self.push(
+                        Kind::Prim { ty: t, set: PrimSet::signed_ints() },
+                        i.span,
+                        Reason::IndexValue,
+                    );
                     out.push(IndexDim::Fix);
                 }
                 DimIndex::Slice { start, end, stride } => {

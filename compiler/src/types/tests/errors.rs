@@ -172,10 +172,17 @@ fn indexing() {
         "def f (xs: []i32) = xs[0, 1]",
         "type mismatch: expected an array of at least 2 dimensions, found `[]i32`",
     );
-    let src = "def f (xs: []i32) = xs[1i32]";
+    // A point index is any signed integer (as in Futhark); slice bounds are `i64`.
+    assert!(
+        super::check_src("def f (xs: []i32) (i: i32) (j: i8) = xs[i] + xs[j] + xs[1i16]").is_ok()
+    );
+    let src = "def f (xs: []i32) = xs[1u32]";
+    let e = error(src, "type mismatch: expected a signed integer type, found `u32`");
+    assert_eq!(text(src, e.span), "1u32");
+    assert_eq!(e.hints, vec!["an index is a signed integer (`i64` in a slice)".to_string()]);
+    let src = "def f (xs: []i32) = xs[1i32:]";
     let e = error(src, "type mismatch: expected `i64`, found `i32`");
     assert_eq!(text(src, e.span), "1i32");
-    assert_eq!(e.hints, vec!["array indices must be `i64`".to_string()]);
     error("def f (xs: *[]i32) = xs with [0] = true", "type mismatch: expected `i32`, found `bool`");
 }
 
