@@ -33,6 +33,7 @@ mod arrays;
 mod autodiff;
 pub mod builder;
 mod control;
+mod erf_tables;
 mod expr;
 mod intrinsic;
 mod ops;

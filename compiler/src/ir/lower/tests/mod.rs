@@ -1,5 +1,6 @@
 //! Lowering tests: source text through the parser and checker, lowered, validated, printed.
 
+mod erf;
 mod props;
 mod run;
 
