@@ -51,6 +51,9 @@ def sized [m] 't (n: i64) (xs: [m]t) : [n]t = xs :> [n]t
 -- Arrays are immutable and a copy is laid out in row-major order, which is all Futhark promises.
 def manifest 't (a: t) : *t = copy a
 
+-- A barrier to Futhark's optimiser; the value itself.
+def opaque '^t (x: t) : t = x
+
 def flatten_3d [n] [m] [l] 't (xs: [n][m][l]t) : []t = flatten (flatten xs)
 
 def flatten_4d [n] [m] [l] [k] 't (xs: [n][m][l][k]t) : []t = flatten (flatten_3d xs)

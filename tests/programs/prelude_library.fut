@@ -28,7 +28,7 @@ entry reshape_checked (xs: []i32) : ([2][3]i32, i32) =
 -- input { [1f32] }
 -- error: size mismatch
 entry sizes (xs: []f32) : (bool, bool, [3]f32, []f32) =
-  (null xs, null (filter (> 5) xs), sized 3 xs, manifest xs)
+  (null xs, null (filter (> 5) xs), sized 3 xs, manifest (opaque xs))
 
 -- ==
 -- entry: scatters

@@ -55,8 +55,23 @@ pub(crate) enum SliceSize {
     Whole,
     /// `a[:k]`, `a[0:k]`: a known size.
     Known(Dim),
+    /// Bounds that are constants and variables: the same size as every slice of a dimension
+    /// of the same size with the same bounds (`xs[i:n]` and `ys[i:n]`, `xs[i:]` twice).
+    Keyed(SliceKey),
     /// Anything else: a fresh existential.
     Unknown,
+}
+
+/// The bounds of a slice `a[start:end:stride]`, each absent, an integer constant or a local
+/// binding (`Local::id`, so a name bound again is another key).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct SliceKey(pub [Bound; 3]);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Bound {
+    Absent,
+    Const(i128),
+    Local(u32),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -32,6 +32,9 @@ enum LocalKind {
 
 #[derive(Clone, Debug)]
 struct Local {
+    /// Unique within the definition (`push_local` sets it): which binding a name meant, for
+    /// slices that must get the same size (`SliceKey`).
+    id: u32,
     name: Name,
     ty: Ty,
     kind: LocalKind,
@@ -66,6 +69,8 @@ pub(crate) struct Gen<'g> {
     /// Integer literals without a suffix: their value must fit the type they get.
     pub int_literals: Vec<(i128, Ty, Span)>,
     pub too_deep: bool,
+    /// The next `Local::id`.
+    next_local: u32,
 }
 
 const ARITH: &[&str] = &["+", "-", "*", "/", "%", "//", "%%", "**"];
@@ -95,7 +100,14 @@ impl<'g> Gen<'g> {
             defining: Vec::new(),
             int_literals: Vec::new(),
             too_deep: false,
+            next_local: 0,
         }
+    }
+
+    fn push_local(&mut self, mut l: Local) {
+        l.id = self.next_local;
+        self.next_local += 1;
+        self.locals.push(l);
     }
 
     fn push(&mut self, kind: Kind, span: Span, reason: Reason) {
@@ -126,7 +138,7 @@ impl<'g> Gen<'g> {
             seen.push(n);
         }
         for (name, ty, _) in bound {
-            self.locals.push(Local { name, ty, kind: LocalKind::Value });
+            self.push_local(Local { id: 0, name, ty, kind: LocalKind::Value });
         }
     }
 
@@ -140,7 +152,8 @@ impl<'g> Gen<'g> {
         for tp in &d.type_params {
             match tp {
                 TypeParam::Size { name, .. } => {
-                    self.locals.push(Local {
+                    self.push_local(Local {
+                        id: 0,
                         name: name.clone(),
                         ty: Ty::i64(),
                         kind: LocalKind::Size,
@@ -518,7 +531,8 @@ impl<'g> Gen<'g> {
                 let mark = self.locals.len();
                 let mut names: Vec<Name> = Vec::new();
                 for (n, _) in sizes {
-                    self.locals.push(Local {
+                    self.push_local(Local {
+                        id: 0,
                         name: n.clone(),
                         ty: Ty::i64(),
                         kind: LocalKind::Size,
@@ -550,7 +564,8 @@ impl<'g> Gen<'g> {
                 for tp in type_params {
                     match tp {
                         TypeParam::Size { name, .. } => {
-                            self.locals.push(Local {
+                            self.push_local(Local {
+                                id: 0,
                                 name: name.clone(),
                                 ty: Ty::i64(),
                                 kind: LocalKind::Size,
@@ -574,7 +589,7 @@ impl<'g> Gen<'g> {
                 self.tparams.truncate(tmark);
                 let ft = arrows(&tys, &names, rt);
                 let kind = if sizes.is_empty() { LocalKind::Value } else { LocalKind::Fun(sizes) };
-                self.locals.push(Local { name: name.clone(), ty: ft, kind });
+                self.push_local(Local { id: 0, name: name.clone(), ty: ft, kind });
                 let tb = self.expr(body);
                 self.locals.truncate(mark);
                 tb
@@ -597,7 +612,12 @@ impl<'g> Gen<'g> {
                 let tv = self.expr(value);
                 self.eq(elem, tv, value.span, Reason::UpdateValue);
                 let mark = self.locals.len();
-                self.locals.push(Local { name: name.clone(), ty: arr, kind: LocalKind::Value });
+                self.push_local(Local {
+                    id: 0,
+                    name: name.clone(),
+                    ty: arr,
+                    kind: LocalKind::Value,
+                });
                 let tb = self.expr(body);
                 self.locals.truncate(mark);
                 tb

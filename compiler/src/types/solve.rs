@@ -8,7 +8,9 @@ use crate::diag::{Diagnostic, Phase, Span};
 use crate::prim::PrimType;
 use crate::syntax::ast::NodeId;
 
-use super::constraint::{ApplyInfo, ArgSize, Constraint, IndexDim, Kind, Reason, SliceSize};
+use super::constraint::{
+    ApplyInfo, ArgSize, Constraint, IndexDim, Kind, Reason, SliceKey, SliceSize,
+};
 use super::ity::{is_invented, show, show_dim, Dim, Store, Ty};
 use super::unify::{Mismatch, Mode};
 
@@ -24,6 +26,8 @@ pub(crate) struct Solver<'s> {
     spines: HashMap<Span, Vec<(Span, String, Ty)>>,
     /// Errors whose message shows a type best printed after solving: (span, what, type).
     late: Vec<(Span, &'static str, Ty)>,
+    /// The size of each keyed slice of a dimension (`SliceSize::Keyed`).
+    slices: HashMap<(Dim, SliceKey), Dim>,
 }
 
 enum Step {
@@ -41,6 +45,7 @@ impl<'s> Solver<'s> {
             last_binds: 0,
             spines: HashMap::new(),
             late: Vec::new(),
+            slices: HashMap::new(),
         }
     }
 
@@ -396,6 +401,24 @@ impl<'s> Solver<'s> {
                 IndexDim::Slice(s) => out_dims.push(match s {
                     SliceSize::Whole => dim,
                     SliceSize::Known(d) => d.clone(),
+                    SliceSize::Keyed(key) => {
+                        // Only a dimension already known names the same size at run time.
+                        let d = self.store.dim(&dim);
+                        if matches!(d, Dim::Var(_)) {
+                            self.store.existential("the size of this slice", c.span)
+                        } else {
+                            let k = (d, key.clone());
+                            match self.slices.get(&k) {
+                                Some(s) => s.clone(),
+                                None => {
+                                    let s =
+                                        self.store.existential("the size of this slice", c.span);
+                                    self.slices.insert(k, s.clone());
+                                    s
+                                }
+                            }
+                        }
+                    }
                     SliceSize::Unknown => self.store.existential("the size of this slice", c.span),
                 }),
             }

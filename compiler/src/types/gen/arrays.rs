@@ -3,7 +3,7 @@
 use crate::diag::Span;
 use crate::syntax::ast::{DimIndex, Expr, ExprKind, LoopForm, Name, Pat, PatKind, RangeEnd};
 
-use super::super::constraint::{IndexDim, Kind, Reason, SliceSize};
+use super::super::constraint::{Bound, IndexDim, Kind, Reason, SliceKey, SliceSize};
 use super::super::ity::{Dim, PrimSet, Ty};
 use super::super::typeexp::AnySize;
 use super::{int_literal, Gen, Local, LocalKind};
@@ -48,7 +48,7 @@ impl Gen<'_> {
         let unit_stride = stride.is_none_or(|s| int_literal(s) == Some(1));
         let zero_start = start.is_none_or(|s| int_literal(s) == Some(0));
         if !unit_stride || !zero_start {
-            return SliceSize::Unknown;
+            return self.slice_key(start, end, stride);
         }
         match end {
             None => SliceSize::Whole,
@@ -59,8 +59,30 @@ impl Gen<'_> {
                 (ExprKind::Var(n), _) if self.lookup_local(n).is_some() => {
                     SliceSize::Known(Dim::Name(n.clone()))
                 }
-                _ => SliceSize::Unknown,
+                _ => self.slice_key(start, end, stride),
             },
+        }
+    }
+
+    /// A slice whose bounds are constants and local variables gets a key (the solver gives
+    /// slices with one key, of equal dimensions, one size); any other bound, a fresh size.
+    fn slice_key(
+        &self,
+        start: Option<&Expr>,
+        end: Option<&Expr>,
+        stride: Option<&Expr>,
+    ) -> SliceSize {
+        let bound = |x: Option<&Expr>| match x {
+            None => Some(Bound::Absent),
+            Some(e) => match (&e.kind, int_literal(e)) {
+                (_, Some(k)) => Some(Bound::Const(k)),
+                (ExprKind::Var(n), _) => self.lookup_local(n).map(|l| Bound::Local(l.id)),
+                _ => None,
+            },
+        };
+        match (bound(start), bound(end), bound(stride)) {
+            (Some(a), Some(b), Some(c)) => SliceSize::Keyed(SliceKey([a, b, c])),
+            _ => SliceSize::Unknown,
         }
     }
 
@@ -145,7 +167,7 @@ impl Gen<'_> {
         match (form, form_ty) {
             (LoopForm::For { var, .. }, Some(t)) => {
                 names.push(var.clone());
-                self.locals.push(Local { name: var.clone(), ty: t, kind: LocalKind::Value });
+                self.push_local(Local { id: 0, name: var.clone(), ty: t, kind: LocalKind::Value });
             }
             (LoopForm::ForIn(p, _), Some(elem)) => {
                 let mut b = Vec::new();

@@ -30,6 +30,7 @@ fn prelude_types() {
         null : [n]t -> bool
         sized : (n: i64) -> [m]t -> [n]t
         manifest : t -> t
+        opaque : t -> t
         flatten_3d : [n][m][l]t -> []t
         flatten_4d : [n][m][l][k]t -> []t
         head : [n]t -> t
