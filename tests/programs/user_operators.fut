@@ -43,3 +43,11 @@ entry rows [n] [m] (xss: [n][m]f32) : [n]f32 =
 entry local_operator [n] (xs: [n]f32) : ([n]f32, f32) =
   let (<->) (a: f32) (b: f32) : f32 = f32.abs (a - b)
   in (map (<-> 1) xs, xs[0] <-> 5)
+
+-- The numeric modules' operators: `f32.+` is `+` on `f32`.
+-- ==
+-- entry: qualified
+-- input { [1f32, 2f32] 3 4 }
+-- output { 3f32 13i32 true [2f32, 4f32] [0f32, -1f32] [false, true] }
+entry qualified (xs: []f32) (a: i32) (b: i32) : (f32, i32, bool, []f32, []f32, []bool) =
+  (reduce (f32.+) 0 xs, a i32.* b i32.+ 1, a i32.< b, map (f32.* 2) xs, map (1 f32.-) xs, map (f32.> 1) xs)

@@ -346,6 +346,18 @@ impl Lexer<'_> {
             self.push(Tok::QualIdent(name.to_string()), start);
             return;
         }
+        // `f32.+`: a numeric module's operator, one operator token (the parser reads it as `+`
+        // on that type).
+        if !after_dot
+            && NUMERIC_MODULES.contains(&name)
+            && self.peek(0) == b'.'
+            && is_op_char(self.peek(1))
+        {
+            self.pos += 1;
+            self.take_while(|c| is_op_char(c) || c == b'.');
+            self.push(Tok::Op(self.src[start..self.pos].to_string()), start);
+            return;
+        }
         let tok = match Kw::from_name(name) {
             Some(k) => Tok::Kw(k),
             None => Tok::Ident(name.to_string()),

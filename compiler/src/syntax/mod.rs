@@ -25,6 +25,8 @@
 //!   the precedence of their leading characters, as in Futhark; the parser knows them from their
 //!   definition on (definitions come before their uses), and a `BinOp` naming one is an
 //!   application of it. The built-in operators cannot be redefined.
+//! - A numeric module's operator (`f32.+`, `i32.<`) is one token; the parser reads `x f32.+ y`
+//!   as `(x : f32) + (y : f32)` and `(f32.+)` as `((+) : f32 -> f32 -> f32)`.
 //! - Attributes (`#[unsafe]`, `#[sequential]`) are advice to Futhark's compiler that never
 //!   changes what a correct program computes: the lexer drops them, like comments.
 //! - Not supported, each with an `unsupported: ...` error at its span: modules (`module`,

@@ -222,6 +222,12 @@ fn unsupported_literals() {
 }
 
 #[test]
+fn numeric_module_operators_are_one_token() {
+    assert_eq!(toks("f32.+ i32.<= u8.>>>"), vec![op("f32.+"), op("i32.<="), op("u8.>>>")]);
+    assert_eq!(toks("r.x+1").len(), 5);
+}
+
+#[test]
 fn attributes_are_dropped() {
     assert_eq!(toks("#[inline] x"), toks("x"));
     assert_eq!(toks("f (#[incremental_flattening(only_inner)] y) #[unsafe]"), toks("f (y)"));

@@ -8,6 +8,7 @@
 
 use super::{PResult, Parser};
 use crate::diag::{Diagnostic, Span};
+use crate::prim::PrimType;
 use crate::syntax::ast::*;
 use crate::syntax::lexer::{Kw, Tok};
 
@@ -71,7 +72,22 @@ pub const KNOWN_OPERATORS: [&str; 26] = [
 
 /// The precedence class of a symbolic binary operator, by its leading characters as in Futhark.
 /// `None` for `!` alone, which is only a prefix operator.
+/// A numeric module's operator (`f32.+`): the module's type, the operator, and the type of its
+/// result (`bool` for comparisons).
+pub(super) fn qualified_op(op: &str) -> Option<(PrimType, &str, PrimType)> {
+    let (module, base) = op.split_once('.')?;
+    let t = PrimType::from_name(module)?;
+    if !KNOWN_OPERATORS.contains(&base) {
+        return None;
+    }
+    let cmp = ["==", "!=", "<", ">", "<=", ">="].contains(&base);
+    Some((t, base, if cmp { PrimType::Bool } else { t }))
+}
+
 pub fn op_prec(op: &str) -> Option<Prec> {
+    if let Some((_, base, _)) = qualified_op(op) {
+        return op_prec(base);
+    }
     const BY_PREFIX: [(&str, Prec); 21] = [
         ("|>", Prec::PipeRight),
         ("<|", Prec::PipeLeft),
@@ -118,7 +134,7 @@ pub fn binop_prec(op: &str) -> Prec {
 }
 
 fn is_known_operator(op: &str) -> bool {
-    is_builtin_operator(op)
+    is_builtin_operator(op) || qualified_op(op).is_some()
 }
 
 /// An operator the language defines (not one the program may define).
@@ -254,6 +270,13 @@ impl Parser<'_> {
         rhs: Box<Expr>,
     ) -> PResult<Box<Expr>> {
         let span = lhs.span.to(rhs.span);
+        if let Some((t, base, _)) = qualified_op(&op) {
+            // `x f32.+ y` is `(x : f32) + (y : f32)`.
+            let base = base.to_string();
+            let lhs = self.ascribed(lhs, prim_type(t, op_span))?;
+            let rhs = self.ascribed(rhs, prim_type(t, op_span))?;
+            return self.mk(ExprKind::BinOp { op: base, op_span, lhs, rhs }, span);
+        }
         self.mk(ExprKind::BinOp { op, op_span, lhs, rhs }, span)
     }
 
@@ -622,16 +645,37 @@ impl Parser<'_> {
         };
         let op_span = self.bump();
         self.check_section_op(&op, is_symbol, op_span)?;
+        let qualified = qualified_op(&op).map(|(t, b, r)| (t, b.to_string(), r));
         if self.eat(&Tok::RParen) {
             // `(+)`, `(-)`.
             let span = self.span_from(start);
+            if let Some((t, base, r)) = qualified {
+                // `(f32.+)` is `((+) : f32 -> f32 -> f32)`.
+                let sec = self.mk(ExprKind::OpSection(base), span)?;
+                let ty = arrow(
+                    prim_type(t, op_span),
+                    arrow(prim_type(t, op_span), prim_type(r, op_span)),
+                );
+                return self.ascribed(sec, ty);
+            }
             return self.mk(ExprKind::OpSection(op), span);
         }
         // `(+ e)`; `(-e)` and `(!e)` never get here: they are negations.
         let e = self.exp2()?;
         self.expect(Tok::RParen, "`)`")?;
         let span = self.span_from(start);
+        if let Some((t, base, r)) = qualified {
+            let e = self.ascribed(e, prim_type(t, op_span))?;
+            let sec = self.mk(ExprKind::RightSection(base, e), span)?;
+            return self.ascribed(sec, arrow(prim_type(t, op_span), prim_type(r, op_span)));
+        }
         self.mk(ExprKind::RightSection(op, e), span)
+    }
+
+    /// `e : t`, spanning `e`.
+    fn ascribed(&mut self, e: Box<Expr>, t: TypeExp) -> PResult<Box<Expr>> {
+        let span = e.span;
+        self.mk(ExprKind::Ascript(e, t), span)
     }
 
     /// After `(e`: a left section `(e +)` or a tuple `(e, ...)`.
@@ -644,6 +688,12 @@ impl Parser<'_> {
                 self.check_section_op(&op, is_symbol, op_span)?;
                 self.bump();
                 let span = self.span_from(start);
+                if let Some((t, base, r)) = qualified_op(&op) {
+                    let base = base.to_string();
+                    let e = self.ascribed(e, prim_type(t, op_span))?;
+                    let sec = self.mk(ExprKind::LeftSection(base, e), span)?;
+                    return self.ascribed(sec, arrow(prim_type(t, op_span), prim_type(r, op_span)));
+                }
                 return self.mk(ExprKind::LeftSection(op, e), span);
             }
         }
@@ -716,4 +766,13 @@ fn push_dim(out: &mut Vec<DimIndex>, d: BoxedDim) {
             stride: stride.map(|e| *e),
         },
     });
+}
+
+fn prim_type(t: PrimType, span: Span) -> TypeExp {
+    TypeExp { kind: TypeExpKind::Prim(t), span }
+}
+
+fn arrow(a: TypeExp, b: TypeExp) -> TypeExp {
+    let span = a.span;
+    TypeExp { kind: TypeExpKind::Arrow(None, Box::new(a), Box::new(b)), span }
 }
