@@ -84,6 +84,14 @@ impl Restrict<'_> {
                 ret = to;
             }
         }
+        // A function result takes the entry point's further arguments (`entry main = map f`),
+        // which must be entry point values too.
+        while let Type::Arrow { from, to, .. } = ret {
+            if !prim_or_array(from) {
+                break;
+            }
+            ret = to;
+        }
         let ok = match ret {
             Type::Tuple(ts) => ts.iter().all(prim_or_array),
             t => prim_or_array(t),

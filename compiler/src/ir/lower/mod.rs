@@ -554,17 +554,22 @@ impl<'a> Lowerer<'a> {
     // --- entry points ----------------------------------------------------------------------
 
     fn entry(&mut self, i: usize, v: &'a ValDec) -> LResult<()> {
-        let scheme = self
-            .cp
+        let cp = self.cp;
+        let scheme = cp
             .schemes
             .get(i)
-            .cloned()
-            .flatten()
+            .and_then(|s| s.as_ref())
             .ok_or_else(|| internal(v.span, "entry point without a type"))?;
         if !scheme.type_params.is_empty() {
             return Err(unsupported(v.span, format!("polymorphic entry point `{}`", v.name)));
         }
-        let (_, ret_ty) = split_arrows(&scheme.ty, v.params.len());
+        let (_, mut ret_ty) = split_arrows(&scheme.ty, v.params.len());
+        // A function result takes further arguments (`entry main = map f`).
+        let mut extra = Vec::new();
+        while let SType::Arrow { from, to, .. } = ret_ty {
+            extra.push(&**from);
+            ret_ty = to;
+        }
         let bad = |what: &str, t: &SType| {
             unsupported(v.span, format!("entry point `{}` {what} `{t}`: entry points take and return only primitive values and arrays of them", v.name))
         };
@@ -572,6 +577,12 @@ impl<'a> Lowerer<'a> {
         let mut ptys = Vec::new();
         for p in &v.params {
             let t = self.pat_type(p)?;
+            match entry_type(t) {
+                Some(et) => ptys.push((t, et)),
+                None => return Err(bad("takes a parameter of type", t)),
+            }
+        }
+        for &t in &extra {
             match entry_type(t) {
                 Some(et) => ptys.push((t, et)),
                 None => return Err(bad("takes a parameter of type", t)),
@@ -644,8 +655,8 @@ impl<'a> Lowerer<'a> {
         }
         let mut env = Env::top_level(i, HashMap::new());
         let mut vals = Vec::new();
-        for ((p, (t, _)), ds) in v.params.iter().zip(ptys).zip(&dim_vars) {
-            let name = pat::simple_var(p).unwrap_or("p").to_string();
+        for (k, ((t, _), ds)) in ptys.iter().zip(&dim_vars).enumerate() {
+            let name = v.params.get(k).and_then(pat::simple_var).unwrap_or("p").to_string();
             let ty = builder::array_ty(prim_elem(t), ds.iter().map(|d| Dim::Var(*d)).collect());
             let param = self.b.param(&name, ty.clone());
             vals.push(SVal::Leaf(Atom::Var(param.var), ty));
@@ -653,7 +664,9 @@ impl<'a> Lowerer<'a> {
         }
         // Sizes named alike must agree: the first parameter binds a size, later ones are checked
         // (and reshaped, so later code sees one size variable).
-        for ((p, (t, _)), val) in v.params.iter().zip(ptys).zip(vals) {
+        let mut vals = vals.into_iter();
+        for (p, (t, _)) in v.params.iter().zip(ptys) {
+            let val = vals.next().ok_or_else(|| internal(v.span, "entry parameters"))?;
             let (val, env2) = self.check_sizes(
                 t,
                 val,
@@ -662,7 +675,14 @@ impl<'a> Lowerer<'a> {
             )?;
             env = self.bind_pat(p, val, &env2)?;
         }
-        let result = self.expr(&v.body, &env)?;
+        let mut result = self.expr(&v.body, &env)?;
+        // The further arguments of a function result.
+        for (k, (val, (t, _))) in vals.zip(&ptys[v.params.len()..]).enumerate() {
+            let (val, env2) =
+                self.check_sizes(t, val, &env, &format!("argument {}", v.params.len() + k + 1))?;
+            env = env2;
+            result = self.apply_val(result, val, v.span)?;
+        }
         Ok((params, result))
     }
 }

@@ -256,9 +256,11 @@ fn entry_points() {
         "entry point parameters must be primitive values or arrays of them; found `(i32, f32)`",
     );
     assert_eq!(text(src, e.span), "(p: (i32, f32))");
-    let src = "entry main (x: i32) : i32 -> i32 = (+ x)";
-    let e = error(src, "entry point results must be primitive values, arrays of them, or a tuple of those; found `i32 -> i32`");
-    assert_eq!(text(src, e.span), "i32 -> i32");
+    // A function result takes further arguments; a function argument cannot be one.
+    super::types("entry main (x: i32) : i32 -> i32 = (+ x)");
+    let src = "entry main (x: i32) : (i32 -> i32) -> i32 = \\g -> g x";
+    let e = error(src, "entry point results must be primitive values, arrays of them, or a tuple of those; found `(i32 -> i32) -> i32`");
+    assert_eq!(text(src, e.span), "(i32 -> i32) -> i32");
     error("entry f 'a (x: a) = x", "entry points cannot have type parameters");
     error("entry f (x: i32) = {a = x}", "entry point results");
     // Tuples of arrays and primitives are fine.
