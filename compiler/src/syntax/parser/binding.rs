@@ -166,36 +166,31 @@ impl Parser<'_> {
         } else if let Some((name, name_span)) = self.operator_name() {
             // A local operator: `let (+^) x y = ...`.
             self.user_operator(&name, name_span, false)?;
-            let type_params = self.type_params()?;
-            let mut params = Vec::new();
-            while self.at_param_start() {
-                params.push(self.param_pat()?);
-            }
-            if params.is_empty() {
-                return Err(self.expected("a function parameter"));
-            }
-            let ret = if self.eat(&Tok::Colon) { Some(self.type_exp()?) } else { None };
-            self.expect(Tok::Equals, "`=`")?;
-            Binding::Fun { name, name_span, type_params, params, ret, rhs: self.exp()? }
+            self.local_function(name, name_span)?
         } else if matches!(self.tok(), Tok::Ident(_)) && self.at_fun_params_after_name() {
             let (name, name_span) = self.ident("a name")?;
-            let type_params = self.type_params()?;
-            let mut params = Vec::new();
-            while self.at_param_start() {
-                params.push(self.param_pat()?);
-            }
-            if params.is_empty() {
-                return Err(self.expected("a function parameter"));
-            }
-            let ret = if self.eat(&Tok::Colon) { Some(self.type_exp()?) } else { None };
-            self.expect(Tok::Equals, "`=`")?;
-            Binding::Fun { name, name_span, type_params, params, ret, rhs: self.exp()? }
+            self.local_function(name, name_span)?
         } else {
             let pat = self.pat()?;
             self.expect(Tok::Equals, "`=`")?;
             Binding::Pat { sizes: Vec::new(), pat, rhs: self.exp()? }
         };
         Ok(LetBinding { start, kind })
+    }
+
+    /// After `let name`: a local function's type parameters, parameters, return type and body.
+    fn local_function(&mut self, name: Name, name_span: Span) -> PResult<Binding> {
+        let type_params = self.type_params()?;
+        let mut params = Vec::new();
+        while self.at_param_start() {
+            params.push(self.param_pat()?);
+        }
+        if params.is_empty() {
+            return Err(self.expected("a function parameter"));
+        }
+        let ret = if self.eat(&Tok::Colon) { Some(self.type_exp()?) } else { None };
+        self.expect(Tok::Equals, "`=`")?;
+        Ok(Binding::Fun { name, name_span, type_params, params, ret, rhs: self.exp()? })
     }
 
     /// At `name` in `let name ...`: do parameters follow (a local function)?
