@@ -188,6 +188,15 @@ impl PrimValue {
     }
 
     /// The zero (or `false`) of a type.
+    /// The number one of a numeric type (`true` for `bool`).
+    pub fn one(t: PrimType) -> PrimValue {
+        match t {
+            PrimType::Int(it) => PrimValue::int(it, 1),
+            PrimType::Float(ft) => PrimValue::float(ft, 1.0),
+            PrimType::Bool => PrimValue::Bool(true),
+        }
+    }
+
     pub fn zero(t: PrimType) -> PrimValue {
         match t {
             PrimType::Bool => PrimValue::Bool(false),

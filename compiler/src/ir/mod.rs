@@ -22,7 +22,7 @@ pub mod print;
 pub mod ranges;
 pub mod validate;
 
-use crate::prim::{IntType, PrimType, PrimValue};
+use crate::prim::{FloatType, IntType, PrimType, PrimValue};
 
 /// A variable, unique in the whole program. `Program::names` maps it back to a source-like name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -200,6 +200,22 @@ pub enum MathFn {
     Clz,
     Ctz,
     Popc,
+}
+
+impl MathFn {
+    /// The type of `Exp::Math(self, t, ..)` (see the rules above).
+    pub fn result(self, t: PrimType) -> PrimType {
+        match (self, t) {
+            (MathFn::IsNan | MathFn::IsInf, _) => PrimType::Bool,
+            (MathFn::Clz | MathFn::Ctz | MathFn::Popc, _) => PrimType::I32,
+            (MathFn::ToBits, PrimType::Float(ft)) => PrimType::Int(match ft {
+                FloatType::F16 => IntType::U16,
+                FloatType::F32 => IntType::U32,
+                FloatType::F64 => IntType::U64,
+            }),
+            _ => t,
+        }
+    }
 }
 
 /// One index position of `Index`/`Update`.

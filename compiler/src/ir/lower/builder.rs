@@ -313,6 +313,11 @@ impl Builder {
     }
 
     /// `if c then a else b` on scalars.
+    /// `f(args)` on arguments of type `t`.
+    pub fn math(&mut self, f: MathFn, t: PrimType, args: Vec<Atom>) -> Atom {
+        Atom::Var(self.let1("t", Type::Prim(f.result(t)), Exp::Math(f, t, args)))
+    }
+
     pub fn select(&mut self, c: Atom, a: Atom, b: Atom, t: PrimType) -> Atom {
         match c {
             Atom::Const(PrimValue::Bool(true)) => a,

@@ -409,24 +409,7 @@ impl<'a> Lowerer<'a> {
     /// `rep`: `replicate` with the size the checker inferred from the context, which must be a
     /// size in scope here (a size parameter, an `i64` variable) or a constant.
     fn rep(&mut self, ty: &SType, env: &Env<'a>, span: Span) -> LResult<SVal<'a>> {
-        let size = match ty {
-            SType::Arrow { to, .. } => match &**to {
-                SType::Array { shape, .. } => shape.first().cloned(),
-                _ => None,
-            },
-            _ => None,
-        };
-        let n = match size {
-            Some(crate::types::Size::Const(c)) => Some(super::builder::i64c(c)),
-            Some(crate::types::Size::Var(n)) => match env.lookup(&n) {
-                Some(SVal::Leaf(a, Type::Prim(PrimType::Int(crate::prim::IntType::I64)))) => {
-                    Some(*a)
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        let Some(n) = n else {
+        let Some(n) = result_sizes(ty, 1, env) else {
             return Err(unsupported(
                 span,
                 "the size of this replicate is not known here (write `replicate n e`)",
@@ -434,8 +417,7 @@ impl<'a> Lowerer<'a> {
         };
         let arity = intrinsic::arity("replicate").unwrap_or(2);
         let f = Rc::new(SFun::Intrinsic { name: "replicate".to_string(), arity });
-        let n = SVal::Leaf(n, Type::Prim(PrimType::Int(crate::prim::IntType::I64)));
-        Ok(SVal::Fun(Rc::new(SFun::Partial { f, args: vec![n] })))
+        Ok(SVal::Fun(Rc::new(SFun::Partial { f, args: n })))
     }
 
     /// `unflatten` (or `unflatten_3d`, `unflatten_4d`) at type `ty`: the intrinsic applied to
@@ -448,34 +430,13 @@ impl<'a> Lowerer<'a> {
         env: &Env<'a>,
         span: Span,
     ) -> LResult<SVal<'a>> {
-        let shape = match ty {
-            SType::Arrow { to, .. } => match &**to {
-                SType::Array { shape, .. } => Some(shape),
-                _ => None,
-            },
-            _ => None,
-        };
-        let i64t = Type::Prim(PrimType::Int(crate::prim::IntType::I64));
-        let mut dims = Vec::with_capacity(k);
-        for d in shape.into_iter().flatten().take(k) {
-            let a = match d {
-                crate::types::Size::Const(c) => Some(super::builder::i64c(*c)),
-                crate::types::Size::Var(n) => match env.lookup(n) {
-                    Some(SVal::Leaf(a, t)) if *t == i64t => Some(*a),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let Some(a) = a else { break };
-            dims.push(SVal::Leaf(a, i64t.clone()));
-        }
-        if dims.len() < k {
+        let Some(dims) = result_sizes(ty, k, env) else {
             return Err(unsupported(
                 span,
                 "the sizes of this `unflatten`'s result are not known here (give them with a type, \
                  e.g. `unflatten xs : [n][m]t`)",
             ));
-        }
+        };
         let f = Rc::new(SFun::Intrinsic { name: "unflatten".to_string(), arity: k + 1 });
         Ok(SVal::Fun(Rc::new(SFun::Partial { f, args: dims })))
     }
@@ -643,4 +604,29 @@ fn unflatten_rank(name: &str) -> Option<usize> {
         "unflatten_4d" => Some(4),
         _ => None,
     }
+}
+
+/// The `k` leading sizes of the result of a function used at type `ty` whose result sizes only
+/// its context fixes (`rep`, `unflatten`), as the `i64` values they have in `env`; `None` if
+/// one is not known there.
+fn result_sizes<'a>(ty: &SType, k: usize, env: &Env<'a>) -> Option<Vec<SVal<'a>>> {
+    let SType::Arrow { to, .. } = ty else { return None };
+    let SType::Array { shape, .. } = &**to else { return None };
+    let i64t = Type::Prim(PrimType::Int(crate::prim::IntType::I64));
+    let dims: Vec<SVal<'a>> = shape
+        .iter()
+        .take(k)
+        .map_while(|d| {
+            let a = match d {
+                crate::types::Size::Const(c) => super::builder::i64c(*c),
+                crate::types::Size::Var(n) => match env.lookup(n) {
+                    Some(SVal::Leaf(a, t)) if *t == i64t => *a,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            Some(SVal::Leaf(a, i64t.clone()))
+        })
+        .collect();
+    (dims.len() == k).then_some(dims)
 }

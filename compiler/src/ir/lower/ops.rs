@@ -203,14 +203,7 @@ impl<'a> Lowerer<'a> {
                     .ok_or_else(|| internal(span, "reduction of a scalar"))?;
                 let (op, ne) = match member {
                     "sum" => (BinOp::Add, PrimValue::zero(t)),
-                    "product" => (
-                        BinOp::Mul,
-                        match t {
-                            PrimType::Int(it) => PrimValue::int(it, 1),
-                            PrimType::Float(ft) => PrimValue::float(ft, 1.0),
-                            PrimType::Bool => PrimValue::Bool(true),
-                        },
-                    ),
+                    "product" => (BinOp::Mul, PrimValue::one(t)),
                     "maximum" => {
                         (BinOp::Max, extreme(t, false).ok_or_else(|| internal(span, "type"))?)
                     }
@@ -270,19 +263,17 @@ impl<'a> Lowerer<'a> {
                     return Ok(r);
                 }
                 let SVal::Leaf(b, _) = r else { return Err(internal(span, "set_bit")) };
-                let v = self.b.let1("t", Type::Prim(t), Exp::Math(MathFn::FromBits, t, vec![b]));
-                leaf(Atom::Var(v), t)
+                leaf(self.b.math(MathFn::FromBits, t, vec![b]), t)
             }
             "not" => leaf(self.b.unop(UnOp::Not, t, arg(0)?.0), t),
             "recip" => {
-                let one = one_of(t).ok_or_else(|| internal(span, "recip type"))?;
+                let one = Atom::Const(PrimValue::one(t));
                 leaf(self.b.binop(BinOp::Div, t, one, arg(0)?.0), t)
             }
             "rsqrt" => {
-                let one = one_of(t).ok_or_else(|| internal(span, "rsqrt type"))?;
-                let r =
-                    self.b.let1("t", Type::Prim(t), Exp::Math(MathFn::Sqrt, t, vec![arg(0)?.0]));
-                leaf(self.b.binop(BinOp::Div, t, one, Atom::Var(r)), t)
+                let one = Atom::Const(PrimValue::one(t));
+                let r = self.b.math(MathFn::Sqrt, t, vec![arg(0)?.0]);
+                leaf(self.b.binop(BinOp::Div, t, one, r), t)
             }
             "mad" => {
                 let ((a, _), (b, _), (c, _)) = (arg(0)?, arg(1)?, arg(2)?);
@@ -349,19 +340,8 @@ impl<'a> Lowerer<'a> {
                 let Some(f) = math_fn(member) else {
                     return Err(unsupported(span, format!("the built-in `{name}`")));
                 };
-                let res = match (f, t) {
-                    (MathFn::IsNan | MathFn::IsInf, _) => PrimType::Bool,
-                    (MathFn::Clz | MathFn::Ctz | MathFn::Popc, _) => PrimType::I32,
-                    (MathFn::ToBits, PrimType::Float(ft)) => PrimType::Int(match ft {
-                        FloatType::F16 => IntType::U16,
-                        FloatType::F32 => IntType::U32,
-                        FloatType::F64 => IntType::U64,
-                    }),
-                    _ => t,
-                };
                 let atoms: Vec<Atom> = scalars.iter().map(|(a, _)| *a).collect();
-                let v = self.b.let1("t", Type::Prim(res), Exp::Math(f, t, atoms));
-                leaf(Atom::Var(v), res)
+                leaf(self.b.math(f, t, atoms), f.result(t))
             }
         }
     }
@@ -380,25 +360,10 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The constant 1 of a numeric type.
-fn one_of(t: PrimType) -> Option<Atom> {
-    match t {
-        PrimType::Int(it) => Some(Atom::Const(PrimValue::int(it, 1))),
-        PrimType::Float(ft) => Some(Atom::Const(PrimValue::float(ft, 1.0))),
-        PrimType::Bool => None,
-    }
-}
-
 impl<'a> Lowerer<'a> {
     /// A float's bits as the unsigned integer of its width, and that type.
     fn float_bits(&mut self, t: PrimType, x: Atom) -> (Atom, PrimType) {
-        let ut = PrimType::Int(match t {
-            PrimType::Float(FloatType::F16) => IntType::U16,
-            PrimType::Float(FloatType::F32) => IntType::U32,
-            _ => IntType::U64,
-        });
-        let v = self.b.let1("t", Type::Prim(ut), Exp::Math(MathFn::ToBits, t, vec![x]));
-        (Atom::Var(v), ut)
+        (self.b.math(MathFn::ToBits, t, vec![x]), MathFn::ToBits.result(t))
     }
 
     /// The high half of the full product `a * b` of two integers of type `it` (signed or not).
@@ -407,10 +372,11 @@ impl<'a> Lowerer<'a> {
         let bits = it.bits();
         if bits < 64 {
             // The product fits in 64 bits: widen, multiply, shift, narrow.
-            let wide = PrimType::Int(if it.signed() { IntType::I64 } else { IntType::U64 });
+            let wi = if it.signed() { IntType::I64 } else { IntType::U64 };
+            let wide = PrimType::Int(wi);
             let (x, y) = (self.b.convert(t, wide, a), self.b.convert(t, wide, b));
             let p = self.b.binop(BinOp::Mul, wide, x, y);
-            let sh = Atom::Const(PrimValue::int(wide_int(wide), i128::from(bits)));
+            let sh = Atom::Const(PrimValue::int(wi, i128::from(bits)));
             let h = self.b.binop(BinOp::Shr, wide, p, sh);
             return self.b.convert(wide, t, h);
         }
@@ -449,9 +415,7 @@ impl<'a> Lowerer<'a> {
         let r = self.b.binop(BinOp::Sub, t, r, fa);
         self.b.binop(BinOp::Sub, t, r, fb)
     }
-}
 
-impl<'a> Lowerer<'a> {
     /// `erf x`, or `erfc x` with `complement`, for a float `x` of type `t`: the piecewise
     /// polynomials of erf_tables.rs, every piece computed and the one for `|x|` selected (no
     /// branches, so maps of it vectorise). Pieces see their inputs clamped into finite ranges,
@@ -506,13 +470,13 @@ impl<'a> Lowerer<'a> {
         let h = self.b.binop(BinOp::Sub, t, cs, ca);
         let hh = self.b.binop(BinOp::Mul, t, h, h);
         let nhh = self.b.unop(UnOp::Neg, t, hh);
-        let e1 = self.b.let1("t", Type::Prim(t), Exp::Math(MathFn::Exp, t, vec![nhh]));
+        let e1 = self.b.math(MathFn::Exp, t, vec![nhh]);
         let dm = self.b.binop(BinOp::Sub, t, ab, h);
         let dp = self.b.binop(BinOp::Add, t, ab, h);
         let r = self.b.binop(BinOp::Mul, t, dm, dp);
         let nr = self.b.unop(UnOp::Neg, t, r);
-        let e2 = self.b.let1("t", Type::Prim(t), Exp::Math(MathFn::Exp, t, vec![nr]));
-        let e = self.b.binop(BinOp::Mul, t, Atom::Var(e1), Atom::Var(e2));
+        let e2 = self.b.math(MathFn::Exp, t, vec![nr]);
+        let e = self.b.binop(BinOp::Mul, t, e1, e2);
         // Q: the tail's R(1/a^2) / a, then each piece below its bound, from the last.
         let ab2 = self.b.binop(BinOp::Mul, t, ab, ab);
         let v = self.b.binop(BinOp::Div, t, c(1.0), ab2);
@@ -535,21 +499,12 @@ impl<'a> Lowerer<'a> {
             self.b.select(low, near, far, t)
         } else {
             let one = self.b.binop(BinOp::Sub, t, c(1.0), big);
-            let signed =
-                self.b.let1("t", Type::Prim(t), Exp::Math(MathFn::CopySign, t, vec![one, x]));
-            self.b.select(inner, small, Atom::Var(signed), t)
+            let signed = self.b.math(MathFn::CopySign, t, vec![one, x]);
+            self.b.select(inner, small, signed, t)
         };
         // NaN in, NaN out (a comparison with NaN is not reliable on every GPU).
-        let nan =
-            self.b.let1("t", Type::Prim(PrimType::Bool), Exp::Math(MathFn::IsNan, t, vec![x]));
-        self.b.select(Atom::Var(nan), x, r, t)
-    }
-}
-
-fn wide_int(t: PrimType) -> IntType {
-    match t {
-        PrimType::Int(it) => it,
-        _ => IntType::I64,
+        let nan = self.b.math(MathFn::IsNan, t, vec![x]);
+        self.b.select(nan, x, r, t)
     }
 }
 

@@ -33,10 +33,7 @@ impl Parser<'_> {
     #[inline(never)]
     pub(super) fn lambda(&mut self) -> PResult<Box<Expr>> {
         let start = self.bump();
-        let mut params = Vec::new();
-        while self.at_param_start() {
-            params.push(self.param_pat()?);
-        }
+        let params = self.params()?;
         if params.is_empty() {
             return Err(self.expected("a lambda parameter"));
         }
@@ -181,10 +178,7 @@ impl Parser<'_> {
     /// After `let name`: a local function's type parameters, parameters, return type and body.
     fn local_function(&mut self, name: Name, name_span: Span) -> PResult<Binding> {
         let type_params = self.type_params()?;
-        let mut params = Vec::new();
-        while self.at_param_start() {
-            params.push(self.param_pat()?);
-        }
+        let params = self.params()?;
         if params.is_empty() {
             return Err(self.expected("a function parameter"));
         }

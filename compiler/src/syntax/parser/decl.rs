@@ -64,17 +64,18 @@ impl Parser<'_> {
 
     fn val_dec(&mut self, entry: bool, doc: Option<String>) -> PResult<ValDec> {
         let start = self.bump();
-        let (name, name_span, type_params, params) =
-            if let Some((name, span)) = self.operator_name() {
-                // `def (+^) x y`
+        let named = match self.operator_name() {
+            // `def (+^) x y`
+            Some((name, span)) => {
                 self.user_operator(&name, span, entry)?;
-                let type_params = self.type_params()?;
-                let mut params = Vec::new();
-                while self.at_param_start() {
-                    params.push(self.param_pat()?);
-                }
-                (name, span, type_params, params)
-            } else if self.at_infix_definition() {
+                Some((name, span))
+            }
+            None if self.at_infix_definition() => None,
+            None => Some(self.ident("a name")?),
+        };
+        let (name, name_span, type_params, params) = match named {
+            Some((name, span)) => (name, span, self.type_params()?, self.params()?),
+            None => {
                 // `def x +^ y` or `def (x: t) +^ (y: t)`
                 let x = self.param_pat()?;
                 let Tok::Op(name) = self.tok().clone() else {
@@ -84,15 +85,8 @@ impl Parser<'_> {
                 self.user_operator(&name, span, entry)?;
                 let y = self.param_pat()?;
                 (name, span, Vec::new(), vec![x, y])
-            } else {
-                let (name, name_span) = self.ident("a name")?;
-                let type_params = self.type_params()?;
-                let mut params = Vec::new();
-                while self.at_param_start() {
-                    params.push(self.param_pat()?);
-                }
-                (name, name_span, type_params, params)
-            };
+            }
+        };
         let ret = if self.eat(&Tok::Colon) { Some(self.type_exp()?) } else { None };
         if !self.at(&Tok::Equals) {
             let what = if ret.is_some() { "`=`" } else { "a parameter, `:` or `=`" };

@@ -70,8 +70,6 @@ pub const KNOWN_OPERATORS: [&str; 26] = [
     "|", "^", "<<", ">>", ">>>", "++", "|>", "<|", ">->",
 ];
 
-/// The precedence class of a symbolic binary operator, by its leading characters as in Futhark.
-/// `None` for `!` alone, which is only a prefix operator.
 /// A numeric module's operator (`f32.+`): the module's type, the operator, and the type of its
 /// result (`bool` for comparisons).
 pub(super) fn qualified_op(op: &str) -> Option<(PrimType, &str, PrimType)> {
@@ -84,6 +82,8 @@ pub(super) fn qualified_op(op: &str) -> Option<(PrimType, &str, PrimType)> {
     Some((t, base, if cmp { PrimType::Bool } else { t }))
 }
 
+/// The precedence class of a symbolic binary operator, by its leading characters as in Futhark.
+/// `None` for `!` alone, which is only a prefix operator.
 pub fn op_prec(op: &str) -> Option<Prec> {
     if let Some((_, base, _)) = qualified_op(op) {
         return op_prec(base);
@@ -645,31 +645,54 @@ impl Parser<'_> {
         };
         let op_span = self.bump();
         self.check_section_op(&op, is_symbol, op_span)?;
-        let qualified = qualified_op(&op).map(|(t, b, r)| (t, b.to_string(), r));
         if self.eat(&Tok::RParen) {
             // `(+)`, `(-)`.
             let span = self.span_from(start);
-            if let Some((t, base, r)) = qualified {
-                // `(f32.+)` is `((+) : f32 -> f32 -> f32)`.
-                let sec = self.mk(ExprKind::OpSection(base), span)?;
-                let ty = arrow(
-                    prim_type(t, op_span),
-                    arrow(prim_type(t, op_span), prim_type(r, op_span)),
-                );
-                return self.ascribed(sec, ty);
-            }
-            return self.mk(ExprKind::OpSection(op), span);
+            return self.section(op, op_span, None, span);
         }
         // `(+ e)`; `(-e)` and `(!e)` never get here: they are negations.
         let e = self.exp2()?;
         self.expect(Tok::RParen, "`)`")?;
         let span = self.span_from(start);
-        if let Some((t, base, r)) = qualified {
-            let e = self.ascribed(e, prim_type(t, op_span))?;
-            let sec = self.mk(ExprKind::RightSection(base, e), span)?;
-            return self.ascribed(sec, arrow(prim_type(t, op_span), prim_type(r, op_span)));
+        self.section(op, op_span, Some((e, false)), span)
+    }
+
+    /// A section of `op`: `(op)`, or with its left (`(e op)`) or right (`(op e)`) operand. A
+    /// numeric module's operator (`f32.+`) is the plain operator's section, its operand and the
+    /// section ascribed its types: `(f32.+ e)` is `((+ (e : f32)) : f32 -> f32)`.
+    fn section(
+        &mut self,
+        op: Name,
+        op_span: Span,
+        operand: Option<(Box<Expr>, bool)>,
+        span: Span,
+    ) -> PResult<Box<Expr>> {
+        let (op, typed) = match qualified_op(&op) {
+            Some((t, base, r)) => (base.to_string(), Some((t, r))),
+            None => (op, None),
+        };
+        let has_operand = operand.is_some();
+        let kind = match operand {
+            None => ExprKind::OpSection(op),
+            Some((e, left)) => {
+                let e = match typed {
+                    Some((t, _)) => self.ascribed(e, prim_type(t, op_span))?,
+                    None => e,
+                };
+                if left {
+                    ExprKind::LeftSection(op, e)
+                } else {
+                    ExprKind::RightSection(op, e)
+                }
+            }
+        };
+        let sec = self.mk(kind, span)?;
+        let Some((t, r)) = typed else { return Ok(sec) };
+        let mut ty = arrow(prim_type(t, op_span), prim_type(r, op_span));
+        if !has_operand {
+            ty = arrow(prim_type(t, op_span), ty);
         }
-        self.mk(ExprKind::RightSection(op, e), span)
+        self.ascribed(sec, ty)
     }
 
     /// `e : t`, spanning `e`.
@@ -688,13 +711,7 @@ impl Parser<'_> {
                 self.check_section_op(&op, is_symbol, op_span)?;
                 self.bump();
                 let span = self.span_from(start);
-                if let Some((t, base, r)) = qualified_op(&op) {
-                    let base = base.to_string();
-                    let e = self.ascribed(e, prim_type(t, op_span))?;
-                    let sec = self.mk(ExprKind::LeftSection(base, e), span)?;
-                    return self.ascribed(sec, arrow(prim_type(t, op_span), prim_type(r, op_span)));
-                }
-                return self.mk(ExprKind::LeftSection(op, e), span);
+                return self.section(op, op_span, Some((e, true)), span);
             }
         }
         if !self.eat(&Tok::Comma) {

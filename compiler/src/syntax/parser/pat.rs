@@ -41,6 +41,15 @@ impl Parser<'_> {
     }
 
     /// Can a function parameter (or a constructor's payload pattern) start here?
+    /// Parameters, as many as follow.
+    pub(super) fn params(&mut self) -> PResult<Vec<Pat>> {
+        let mut params = Vec::new();
+        while self.at_param_start() {
+            params.push(self.param_pat()?);
+        }
+        Ok(params)
+    }
+
     pub(super) fn at_param_start(&self) -> bool {
         matches!(
             self.tok(),
