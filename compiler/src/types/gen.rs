@@ -431,7 +431,7 @@ impl<'g> Gen<'g> {
                     let u = self.expr(x);
                     self.eq(t.clone(), u, x.span, Reason::RangeBound { first: start.span });
                 }
-                let dim = self.range_size(start, second.is_some(), end, *kind, &t, span);
+                let dim = self.range_size(start, second.as_deref(), end, *kind, &t, span);
                 Ty::array(dim, t)
             }
             ExprKind::Project(x, field) => {

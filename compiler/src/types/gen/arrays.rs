@@ -89,14 +89,15 @@ impl Gen<'_> {
     pub(super) fn range_size(
         &mut self,
         start: &Expr,
-        second: bool,
+        second: Option<&Expr>,
         end: &Expr,
         kind: RangeEnd,
         elem: &Ty,
         span: Span,
     ) -> Dim {
         let (a, b) = (int_literal(start), int_literal(end));
-        if !second {
+        let step = second.map(int_literal);
+        if step.is_none() {
             let known = match (kind, a, b) {
                 (RangeEnd::UpToExclusive, Some(a), Some(b)) => Some((b - a).max(0)),
                 (RangeEnd::Inclusive, Some(a), Some(b)) => Some((b - a + 1).max(0)),
@@ -106,17 +107,23 @@ impl Gen<'_> {
             if let Some(k) = known.and_then(|k| i64::try_from(k).ok()) {
                 return Dim::Const(k);
             }
-            if let (RangeEnd::UpToExclusive, Some(0), ExprKind::Var(n)) = (kind, a, &end.kind) {
-                if self.lookup_local(n).is_some() {
-                    // `0..<n` has size `n` when `n` is an `i64`; the solver decides.
-                    let d = self.store.fresh_dim();
-                    self.push(
-                        Kind::RangeSize { elem: elem.clone(), name: n.clone(), dim: d.clone() },
-                        span,
-                        Reason::None,
-                    );
-                    return d;
-                }
+        }
+        // The forms Futhark's checker gives the size `n` (when `n` is an `i64`; the solver
+        // decides): `0..<n`, `0..1..<n` and `1..2...n`.
+        let sized_by_end = matches!(
+            (kind, a, step),
+            (RangeEnd::UpToExclusive, Some(0), None | Some(Some(1)))
+                | (RangeEnd::Inclusive, Some(1), Some(Some(2)))
+        );
+        if let (true, ExprKind::Var(n)) = (sized_by_end, &end.kind) {
+            if self.lookup_local(n).is_some() {
+                let d = self.store.fresh_dim();
+                self.push(
+                    Kind::RangeSize { elem: elem.clone(), name: n.clone(), dim: d.clone() },
+                    span,
+                    Reason::None,
+                );
+                return d;
             }
         }
         self.store.existential("the size of this range", span)
