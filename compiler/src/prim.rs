@@ -187,7 +187,6 @@ impl PrimValue {
         }
     }
 
-    /// The zero (or `false`) of a type.
     /// The number one of a numeric type (`true` for `bool`).
     pub fn one(t: PrimType) -> PrimValue {
         match t {
@@ -197,6 +196,7 @@ impl PrimValue {
         }
     }
 
+    /// The zero (or `false`) of a type.
     pub fn zero(t: PrimType) -> PrimValue {
         match t {
             PrimType::Bool => PrimValue::Bool(false),

@@ -4,7 +4,7 @@
 //! playground's Derivative pane and `ogham show ad --vjp|--jvp` print them after AD.
 
 use crate::diag::{Diagnostic, Phase, Span};
-use crate::ir::{AdMode, EntryPoint, EntryType};
+use crate::ir::{AdMode, EntryPoint, EntryShape, EntryType};
 use crate::prim::PrimType;
 
 fn src_type(t: &EntryType) -> String {
@@ -54,7 +54,22 @@ pub fn wrapper_source(entry: &EntryPoint, name: &str, mode: AdMode) -> Result<St
     };
     let xs = names("x", entry.params.len());
     let pat = if xs.len() == 1 { xs[0].clone() } else { format!("({})", xs.join(", ")) };
-    let f = format!("(\\{pat} -> {} {})", entry.name, xs.join(" "));
+    // The entry's source-level arguments from the values, and its result as values.
+    let mut leaves = xs.iter().cloned();
+    let args: Vec<String> =
+        entry.param_shapes.iter().map(|s| assemble(s, &mut leaves, 0)).collect();
+    let call = format!("{} {}", entry.name, args.join(" "));
+    let body = match &entry.result_shape {
+        EntryShape::Leaf => call,
+        EntryShape::Tuple(ss) if ss.iter().all(|s| *s == EntryShape::Leaf) => call,
+        shape => {
+            let parts = flatten(shape, "r_", 0);
+            let tuple =
+                if parts.len() == 1 { parts[0].clone() } else { format!("({})", parts.join(", ")) };
+            format!("let r_ = {call} in {tuple}")
+        }
+    };
+    let f = format!("(\\{pat} -> {body})");
     let (word, seeds, seed_types) = match mode {
         AdMode::Jvp => ("jvp", names("t", entry.params.len()), &entry.params),
         AdMode::Vjp => ("vjp", names("s", entry.results.len()), &entry.results),
@@ -66,6 +81,67 @@ pub fn wrapper_source(entry: &EntryPoint, name: &str, mode: AdMode) -> Result<St
         tuple(&xs),
         tuple(&seeds)
     ))
+}
+
+/// The source-level value of `shape` made of the next values named by `names`: tuples and
+/// records built from their components, an array of them by indexing each component's array.
+fn assemble(shape: &EntryShape, names: &mut dyn Iterator<Item = String>, depth: usize) -> String {
+    match shape {
+        EntryShape::Leaf => names.next().unwrap_or_default(),
+        EntryShape::Tuple(ss) => {
+            let parts: Vec<String> = ss.iter().map(|s| assemble(s, names, depth)).collect();
+            format!("({})", parts.join(", "))
+        }
+        EntryShape::Record(fs) => {
+            let parts: Vec<String> =
+                fs.iter().map(|(n, s)| format!("{n} = {}", assemble(s, names, depth))).collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        EntryShape::Array(rank, inner) => {
+            let arrays: Vec<String> = names.take(inner.leaves()).collect();
+            let first = arrays.first().cloned().unwrap_or_default();
+            let is: Vec<String> = (0..*rank).map(|k| format!("i{}_", depth + k)).collect();
+            let index = is.join(", ");
+            let mut elems = arrays.iter().map(|a| format!("{a}[{index}]"));
+            let mut out = assemble(inner, &mut elems, depth + rank);
+            for k in (0..*rank).rev() {
+                let outer =
+                    if k == 0 { first.clone() } else { format!("{first}[{}]", is[..k].join(", ")) };
+                out = format!("(map (\\{} -> {out}) (indices {outer}))", is[k]);
+            }
+            out
+        }
+    }
+}
+
+/// The values of `expr`, of source-level shape `shape`, as expressions: components projected,
+/// an array of tuples or records mapped to one array per component.
+fn flatten(shape: &EntryShape, expr: &str, depth: usize) -> Vec<String> {
+    match shape {
+        EntryShape::Leaf => vec![expr.to_string()],
+        EntryShape::Tuple(ss) => ss
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| flatten(s, &format!("({expr}).{i}"), depth))
+            .collect(),
+        EntryShape::Record(fs) => {
+            fs.iter().flat_map(|(n, s)| flatten(s, &format!("({expr}).{n}"), depth)).collect()
+        }
+        EntryShape::Array(rank, inner) => {
+            let y = format!("y{depth}_");
+            flatten(inner, &y, depth + 1)
+                .into_iter()
+                .map(|g| {
+                    let mut f = format!("(\\{y} -> {g})");
+                    for _ in 1..*rank {
+                        f = format!("(map {f})");
+                    }
+                    // Piped, so the checker knows the element type at the projection.
+                    format!("(({expr}) |> map {f})")
+                })
+                .collect()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -93,6 +169,21 @@ mod tests {
         let both = format!("{src}\n{jvp}\n{vjp}");
         let c = driver::compile(&both).expect("the wrappers check");
         assert!(c.ir.entry("f_jvp").is_some() && c.ir.entry("f_vjp").is_some());
+    }
+
+    #[test]
+    fn wrappers_of_tuples_records_and_arrays_of_them() {
+        let src = "entry f [n] (ps: [n](f32, {a: f32, b: [2](f32, i32)})) (w: {k: f32}) : ([n]f32, {s: f32, t: [n](f32, f32)}) =
+  (map (\\(x, r) -> x * r.a * w.k) ps, {s = f32.sum (map (.0) ps), t = map (\\(x, r) -> (r.b[0].0, x)) ps})\n";
+        let e = entry(src, "f");
+        assert_eq!(e.params.len(), 5);
+        assert_eq!(e.results.len(), 4);
+        let jvp = wrapper_source(&e, "f_jvp", AdMode::Jvp).unwrap();
+        let vjp = wrapper_source(&e, "f_vjp", AdMode::Vjp).unwrap();
+        let both = format!("{src}\n{jvp}\n{vjp}");
+        let c = driver::compile(&both).unwrap_or_else(|d| panic!("{d:?}\n{both}"));
+        assert_eq!(c.ir.entry("f_jvp").map(|e| e.params.len()), Some(10));
+        assert_eq!(c.ir.entry("f_vjp").map(|e| e.results.len()), Some(5));
     }
 
     #[test]

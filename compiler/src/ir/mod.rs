@@ -428,6 +428,41 @@ pub struct EntryType {
     pub display: String,
 }
 
+/// How a source-level entry parameter or result is made of the [`EntryType`] values it is passed
+/// as, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntryShape {
+    /// One value: a primitive or an array of primitives.
+    Leaf,
+    Tuple(Vec<EntryShape>),
+    /// Fields in name order.
+    Record(Vec<(String, EntryShape)>),
+    /// An array of this rank whose elements are tuples or records: one array per leaf of the
+    /// element, with the array's dimensions outermost.
+    Array(usize, Box<EntryShape>),
+}
+
+impl EntryShape {
+    /// How many values this is passed as.
+    pub fn leaves(&self) -> usize {
+        match self {
+            EntryShape::Leaf => 1,
+            EntryShape::Tuple(ss) => ss.iter().map(EntryShape::leaves).sum(),
+            EntryShape::Record(fs) => fs.iter().map(|(_, s)| s.leaves()).sum(),
+            EntryShape::Array(_, s) => s.leaves(),
+        }
+    }
+
+    /// `n` values as a result: one leaf, or a tuple of them.
+    pub fn flat_result(n: usize) -> EntryShape {
+        if n == 1 {
+            EntryShape::Leaf
+        } else {
+            EntryShape::Tuple(vec![EntryShape::Leaf; n])
+        }
+    }
+}
+
 /// An entry point: how values from outside map onto a function's flattened parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntryPoint {
@@ -438,6 +473,10 @@ pub struct EntryPoint {
     pub params: Vec<EntryType>,
     /// The function's results after its `existentials` (which are not returned to the caller).
     pub results: Vec<EntryType>,
+    /// The source-level parameters, each made of consecutive `params`.
+    pub param_shapes: Vec<EntryShape>,
+    /// The source-level result, made of the `results`.
+    pub result_shape: EntryShape,
     pub span: Span,
 }
 

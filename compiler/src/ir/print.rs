@@ -605,6 +605,8 @@ mod tests {
                 fun: 1,
                 params: vec![et(1, "[n]f32"), et(1, "[n]f32")],
                 results: vec![et(0, "f32")],
+                param_shapes: vec![EntryShape::Leaf; 2],
+                result_shape: EntryShape::Leaf,
                 span: Span::DUMMY,
             }],
             names: b.names,

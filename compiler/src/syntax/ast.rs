@@ -152,6 +152,39 @@ pub enum PatKind {
     Constr(Name, Vec<Pat>),
 }
 
+impl TypeExp {
+    /// Whether the size `name` appears in this type as written (`[name]t`, `vec [name] f32`).
+    pub fn mentions_size(&self, name: &str) -> bool {
+        let size = |d: &SizeExp| matches!(&d.kind, SizeExpKind::Var(n) if n == name);
+        match &self.kind {
+            TypeExpKind::Prim(_) => false,
+            TypeExpKind::Named(_, args) => args.iter().any(|a| match a {
+                TypeArg::Size(d) => size(d),
+                TypeArg::Type(t) => t.mentions_size(name),
+            }),
+            TypeExpKind::Array(d, t) => size(d) || t.mentions_size(name),
+            TypeExpKind::Tuple(ts) => ts.iter().any(|t| t.mentions_size(name)),
+            TypeExpKind::Record(fs) => fs.iter().any(|(_, t)| t.mentions_size(name)),
+            TypeExpKind::Arrow(_, a, b) => a.mentions_size(name) || b.mentions_size(name),
+            TypeExpKind::Unique(t) => t.mentions_size(name),
+            TypeExpKind::Exists(ns, t) => !ns.iter().any(|n| n == name) && t.mentions_size(name),
+            TypeExpKind::Sum(cs) => cs.iter().flat_map(|(_, ts)| ts).any(|t| t.mentions_size(name)),
+        }
+    }
+}
+
+impl Pat {
+    /// Whether a type ascription in this pattern mentions the size `name`.
+    pub fn mentions_size(&self, name: &str) -> bool {
+        match &self.kind {
+            PatKind::Var(_) | PatKind::Wildcard | PatKind::Literal(_) => false,
+            PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().any(|p| p.mentions_size(name)),
+            PatKind::Record(fs) => fs.iter().any(|(_, p)| p.mentions_size(name)),
+            PatKind::Ascribed(p, t) => t.mentions_size(name) || p.mentions_size(name),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Expressions
 

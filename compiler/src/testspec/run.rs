@@ -117,6 +117,17 @@ pub fn run_file<B: Backend>(file: &str, src: &str, backend: &mut B, opts: &Optio
             return report;
         }
     };
+    let file_needs_f64 = blocks.first().is_some_and(|b| b.tags.iter().any(|t| t == NEEDS_F64));
+    if opts.f64_as_f32 && file_needs_f64 {
+        // The whole file needs f64 (it may reinterpret an f64's bits, which does not compile in
+        // f32): every case is skipped without compiling it.
+        let why =
+            format!("the file is tagged `{NEEDS_F64}`, and f64 is computed as f32 (--f64-as-f32)");
+        for case in blocks.iter().flat_map(|b| &b.cases) {
+            report.cases.push(report_for(case, None, Status::Skipped(why.clone())));
+        }
+        return report;
+    }
     let compiled = backend.compile(src);
     let compile_tests =
         blocks.iter().flat_map(|b| &b.cases).any(|c| matches!(c.kind, CaseKind::CompileError(_)));
@@ -153,7 +164,9 @@ pub fn run_file<B: Backend>(file: &str, src: &str, backend: &mut B, opts: &Optio
         }
     };
     let Some(prog) = prog else { return report };
-    if blocks.is_empty() {
+    // No test block, or blocks without cases (Futhark's "this program compiles"): compiling
+    // is the test.
+    if blocks.iter().all(|b| b.cases.is_empty()) {
         report.cases.push(CaseReport {
             line: 1,
             entry: None,

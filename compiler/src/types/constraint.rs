@@ -62,8 +62,9 @@ pub(crate) enum SliceSize {
     Unknown,
 }
 
-/// The bounds of a slice `a[start:end:stride]`, each absent, an integer constant or a local
-/// binding (`Local::id`, so a name bound again is another key).
+/// The bounds of a slice `a[start:end:stride]`, each absent, an integer constant, a local
+/// binding (`Local::id`, so a name bound again is another key), or sums, differences and
+/// products of those.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct SliceKey(pub [Bound; 3]);
 
@@ -72,6 +73,8 @@ pub(crate) enum Bound {
     Absent,
     Const(i128),
     Local(u32),
+    /// `a + b`, `a - b` or `a * b` of bounds (`xs[:i+1]`), as written.
+    Op(char, Box<Bound>, Box<Bound>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

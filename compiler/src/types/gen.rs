@@ -530,7 +530,14 @@ impl<'g> Gen<'g> {
                 let trhs = self.expr(rhs);
                 let mark = self.locals.len();
                 let mut names: Vec<Name> = Vec::new();
-                for (n, _) in sizes {
+                for (n, nspan) in sizes {
+                    if !pat.mentions_size(n) {
+                        // Futhark's rule: a size binder names a size of the pattern's type.
+                        self.errors.push(
+                            Diagnostic::ty(*nspan, format!("size [{n}] unused in pattern"))
+                                .with_hint(format!("give the pattern a type that uses it: `let [{n}] (x: [{n}]t) = ...`")),
+                        );
+                    }
                     self.push_local(Local {
                         id: 0,
                         name: n.clone(),
@@ -794,6 +801,7 @@ fn var_name(e: &Expr) -> Option<Name> {
 fn int_literal(e: &Expr) -> Option<i128> {
     match &e.kind {
         ExprKind::Literal(Literal::Int(v, _)) => Some(*v),
+        ExprKind::Neg(x) => int_literal(x).map(|v| -v),
         _ => None,
     }
 }

@@ -1,6 +1,7 @@
 //! Futhark's restrictions, checked on the solved types: no functions returned from `if`/`match`
-//! or carried by loops, `match` must cover every value, entry points take and return arrays and
-//! primitive values, and size parameters must be determined by the parameters.
+//! or carried by loops, `match` must cover every value, entry points take and return primitive
+//! values and arrays, tuples and records of them, and size parameters must be determined by the
+//! parameters.
 
 use std::collections::HashMap;
 
@@ -31,11 +32,16 @@ fn has_arrow(t: &Type) -> bool {
     }
 }
 
-fn prim_or_array(t: &Type) -> bool {
+/// What an entry point can take and return: primitive values, and arrays, tuples and records
+/// of them (passed as their components; see `entry_leaves` in lowering). Sum types and
+/// functions have no representation outside a program.
+fn entry_value(t: &Type) -> bool {
     match t {
         Type::Prim(_) => true,
-        Type::Array { elem, .. } => matches!(**elem, Type::Prim(_)),
-        _ => false,
+        Type::Array { elem, .. } => entry_value(elem),
+        Type::Tuple(ts) => ts.iter().all(entry_value),
+        Type::Record(fs) => fs.values().all(entry_value),
+        Type::Sum(_) | Type::Arrow { .. } | Type::Var(_) => false,
     }
 }
 
@@ -70,10 +76,10 @@ impl Restrict<'_> {
         }
         for p in &d.params {
             if let Some(t) = self.pats.get(&p.id) {
-                if !prim_or_array(t) {
+                if !entry_value(t) {
                     self.errors.push(Diagnostic::ty(
                         p.span,
-                        format!("entry point parameters must be primitive values or arrays of them; found `{}`", self.show(t)),
+                        format!("entry point parameters must be primitive values, or arrays, tuples and records of them; found `{}`", self.show(t)),
                     ));
                 }
             }
@@ -87,21 +93,17 @@ impl Restrict<'_> {
         // A function result takes the entry point's further arguments (`entry main = map f`),
         // which must be entry point values too.
         while let Type::Arrow { from, to, .. } = ret {
-            if !prim_or_array(from) {
+            if !entry_value(from) {
                 break;
             }
             ret = to;
         }
-        let ok = match ret {
-            Type::Tuple(ts) => ts.iter().all(prim_or_array),
-            t => prim_or_array(t),
-        };
-        if !ok {
+        if !entry_value(ret) {
             let span = d.ret.as_ref().map_or(d.body.span, |t| t.span);
             self.errors.push(Diagnostic::ty(
                 span,
                 format!(
-                    "entry point results must be primitive values, arrays of them, or a tuple of those; found `{}`",
+                    "entry point results must be primitive values, or arrays, tuples and records of them; found `{}`",
                     self.show(ret)
                 ),
             ));

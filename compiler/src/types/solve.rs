@@ -402,20 +402,15 @@ impl<'s> Solver<'s> {
                     SliceSize::Whole => dim,
                     SliceSize::Known(d) => d.clone(),
                     SliceSize::Keyed(key) => {
-                        // Only a dimension already known names the same size at run time.
-                        let d = self.store.dim(&dim);
-                        if matches!(d, Dim::Var(_)) {
-                            self.store.existential("the size of this slice", c.span)
-                        } else {
-                            let k = (d, key.clone());
-                            match self.slices.get(&k) {
-                                Some(s) => s.clone(),
-                                None => {
-                                    let s =
-                                        self.store.existential("the size of this slice", c.span);
-                                    self.slices.insert(k, s.clone());
-                                    s
-                                }
+                        // One dimension (a size not yet inferred is one too) with the same
+                        // bounds: the same size at run time.
+                        let k = (self.store.dim(&dim), key.clone());
+                        match self.slices.get(&k) {
+                            Some(s) => s.clone(),
+                            None => {
+                                let s = self.store.existential("the size of this slice", c.span);
+                                self.slices.insert(k, s.clone());
+                                s
                             }
                         }
                     }

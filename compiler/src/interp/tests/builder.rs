@@ -4,7 +4,8 @@ use crate::diag::{Diagnostic, Span};
 use crate::interp::array::{Array, Meter, Val};
 use crate::interp::{eval, liveness, Limits};
 use crate::ir::{
-    self, Atom, Body, Dim, EntryPoint, EntryType, Exp, FunDef, Lambda, Param, Stm, Type, Var,
+    self, Atom, Body, Dim, EntryPoint, EntryShape, EntryType, Exp, FunDef, Lambda, Param, Stm,
+    Type, Var,
 };
 use crate::prim::{PrimType, PrimValue};
 use crate::value::{ArrayValue, Value};
@@ -117,6 +118,8 @@ impl Prog {
             fun,
             params: params.iter().map(et).collect(),
             results: results.iter().map(et).collect(),
+            param_shapes: vec![EntryShape::Leaf; params.len()],
+            result_shape: EntryShape::flat_result(results.len()),
             span: Span::new(2000, 2001),
         });
     }

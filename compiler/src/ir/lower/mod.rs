@@ -40,6 +40,7 @@ mod ops;
 mod pat;
 pub(crate) mod rewrite;
 mod soac;
+mod special;
 pub mod sval;
 
 /// Dead-code removal, shared with the optimiser that runs after differentiation.
@@ -49,7 +50,9 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::diag::{Diagnostic, Phase, Span};
-use crate::ir::{Atom, Body, Dim, EntryPoint, EntryType, FunDef, Param, Program, Type, Var};
+use crate::ir::{
+    Atom, Body, Dim, EntryPoint, EntryShape, EntryType, FunDef, Param, Program, Type, Var,
+};
 use crate::prim::PrimType;
 use crate::syntax::ast::{Dec, NodeId, Pat, PatKind, ValDec};
 use crate::types::{CheckedProgram, Size, Type as SType};
@@ -571,32 +574,22 @@ impl<'a> Lowerer<'a> {
             ret_ty = to;
         }
         let bad = |what: &str, t: &SType| {
-            unsupported(v.span, format!("entry point `{}` {what} `{t}`: entry points take and return only primitive values and arrays of them", v.name))
+            unsupported(v.span, format!("entry point `{}` {what} `{t}`: entry points take and return primitive values, arrays of them, and tuples and records of those", v.name))
         };
-        // Parameters: sizes first, then values.
+        // Parameters: each one's leaves (a tuple or record is its components, an array of
+        // tuples the arrays of their components), sizes first, then values.
+        let pat_types: Vec<&SType> =
+            v.params.iter().map(|p| self.pat_type(p)).collect::<LResult<_>>()?;
         let mut ptys = Vec::new();
-        for p in &v.params {
-            let t = self.pat_type(p)?;
-            match entry_type(t) {
-                Some(et) => ptys.push((t, et)),
-                None => return Err(bad("takes a parameter of type", t)),
-            }
+        let mut param_shapes = Vec::new();
+        for t in pat_types.into_iter().chain(extra) {
+            let (shape, leaves) =
+                entry_leaves(t).ok_or_else(|| bad("takes a parameter of type", t))?;
+            param_shapes.push(shape);
+            ptys.push((t, leaves));
         }
-        for &t in &extra {
-            match entry_type(t) {
-                Some(et) => ptys.push((t, et)),
-                None => return Err(bad("takes a parameter of type", t)),
-            }
-        }
-        let mut rets = Vec::new();
-        match ret_ty {
-            SType::Tuple(ts) if !ts.is_empty() => {
-                for t in ts {
-                    rets.push(entry_type(t).ok_or_else(|| bad("returns a value of type", t))?);
-                }
-            }
-            t => rets.push(entry_type(t).ok_or_else(|| bad("returns a value of type", t))?),
-        }
+        let (result_shape, rets) =
+            entry_leaves(ret_ty).ok_or_else(|| bad("returns a value of type", ret_ty))?;
         let saved_span = std::mem::replace(&mut self.b.span, v.span);
         let mark = self.b.depth();
         self.b.open();
@@ -623,8 +616,10 @@ impl<'a> Lowerer<'a> {
         self.entries.push(EntryPoint {
             name: v.name.clone(),
             fun,
-            params: ptys.into_iter().map(|(_, et)| et).collect(),
+            params: ptys.into_iter().flat_map(|(_, leaves)| leaves).collect(),
             results: rets,
+            param_shapes,
+            result_shape,
             span: v.span,
         });
         Ok(())
@@ -634,33 +629,42 @@ impl<'a> Lowerer<'a> {
         &mut self,
         i: usize,
         v: &'a ValDec,
-        ptys: &[(&'a SType, EntryType)],
+        ptys: &[(&'a SType, Vec<EntryType>)],
     ) -> LResult<(Vec<Param>, SVal<'a>)> {
         let mut params = Vec::new();
-        let mut dim_vars: Vec<Vec<Var>> = Vec::new();
-        for (t, _) in ptys {
-            let mut ds = Vec::new();
-            if let SType::Array { shape, .. } = t {
-                for s in shape {
-                    let name = match s {
-                        Size::Var(n) if is_source_name(n) => n.clone(),
+        let mut dim_vars: Vec<Vec<Vec<Var>>> = Vec::new();
+        for (t, leaves) in ptys {
+            let names = pat::leaf_shapes(Some(t), t).map_err(|m| unsupported(v.span, m))?;
+            let mut per_leaf = Vec::new();
+            for (_, dims) in names.iter().take(leaves.len()) {
+                let mut ds = Vec::new();
+                for d in dims {
+                    let name = match d {
+                        DimName::Named(n) if is_source_name(n) => n.clone(),
                         _ => "d".to_string(),
                     };
                     let p = self.b.param(&name, i64t());
                     ds.push(p.var);
                     params.push(p);
                 }
+                per_leaf.push(ds);
             }
-            dim_vars.push(ds);
+            dim_vars.push(per_leaf);
         }
         let mut env = Env::top_level(i, HashMap::new());
         let mut vals = Vec::new();
-        for (k, ((t, _), ds)) in ptys.iter().zip(&dim_vars).enumerate() {
+        for (k, ((t, leaves), ds)) in ptys.iter().zip(&dim_vars).enumerate() {
             let name = v.params.get(k).and_then(pat::simple_var).unwrap_or("p").to_string();
-            let ty = builder::array_ty(prim_elem(t), ds.iter().map(|d| Dim::Var(*d)).collect());
-            let param = self.b.param(&name, ty.clone());
-            vals.push(SVal::Leaf(Atom::Var(param.var), ty));
-            params.push(param);
+            let mut ir_leaves = Vec::new();
+            for (et, ds) in leaves.iter().zip(ds) {
+                let ty = builder::array_ty(et.elem, ds.iter().map(|d| Dim::Var(*d)).collect());
+                let param = self.b.param(&name, ty.clone());
+                ir_leaves.push((Atom::Var(param.var), ty));
+                params.push(param);
+            }
+            let val = pat::build_sval(t, &mut ir_leaves.into_iter())
+                .ok_or_else(|| internal(v.span, "entry parameter shape"))?;
+            vals.push(val);
         }
         // Sizes named alike must agree: the first parameter binds a size, later ones are checked
         // (and reshaped, so later code sees one size variable).
@@ -687,35 +691,50 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The element type of a primitive or array-of-primitive type.
-fn prim_elem(t: &SType) -> PrimType {
-    match t {
-        SType::Prim(p) => *p,
-        SType::Array { elem, .. } => match **elem {
-            SType::Prim(p) => p,
-            _ => PrimType::Bool,
-        },
-        _ => PrimType::Bool,
+/// How a type is passed to or from an entry point, and the values it is passed as: a primitive
+/// or an array of primitives is one value; a tuple or record is its components' (records by
+/// field name), and an array of tuples or records the arrays of their components, as lowering
+/// represents them. `None` for functions, sum types and type variables, which have no
+/// representation outside a program.
+fn entry_leaves(t: &SType) -> Option<(EntryShape, Vec<EntryType>)> {
+    fn walk(
+        t: &SType,
+        outer: &[Size],
+        unique: bool,
+        out: &mut Vec<EntryType>,
+    ) -> Option<EntryShape> {
+        Some(match t {
+            SType::Prim(p) => {
+                out.push(EntryType {
+                    elem: *p,
+                    rank: outer.len(),
+                    unique,
+                    display: entry_display(outer, *p, unique),
+                });
+                EntryShape::Leaf
+            }
+            SType::Array { shape, elem, unique: u } => {
+                let mut dims = outer.to_vec();
+                dims.extend(shape.iter().cloned());
+                match walk(elem, &dims, unique || *u, out)? {
+                    EntryShape::Leaf => EntryShape::Leaf,
+                    inner => EntryShape::Array(shape.len(), Box::new(inner)),
+                }
+            }
+            SType::Tuple(ts) => EntryShape::Tuple(
+                ts.iter().map(|t| walk(t, outer, unique, out)).collect::<Option<_>>()?,
+            ),
+            SType::Record(fs) => EntryShape::Record(
+                fs.iter()
+                    .map(|(n, t)| Some((n.clone(), walk(t, outer, unique, out)?)))
+                    .collect::<Option<_>>()?,
+            ),
+            SType::Sum(_) | SType::Arrow { .. } | SType::Var(_) => return None,
+        })
     }
-}
-
-/// The entry-point view of a type, if it is a primitive or an array of primitives.
-fn entry_type(t: &SType) -> Option<EntryType> {
-    match t {
-        SType::Prim(p) => {
-            Some(EntryType { elem: *p, rank: 0, unique: false, display: t.to_string() })
-        }
-        SType::Array { shape, elem, unique } => match **elem {
-            SType::Prim(p) => Some(EntryType {
-                elem: p,
-                rank: shape.len(),
-                unique: *unique,
-                display: entry_display(shape, p, *unique),
-            }),
-            _ => None,
-        },
-        _ => None,
-    }
+    let mut out = Vec::new();
+    let shape = walk(t, &[], false, &mut out)?;
+    Some((shape, out))
 }
 
 /// An entry type as the user would write it: sizes the checker invented print as `[]`.

@@ -283,6 +283,14 @@ impl<'a> Lowerer<'a> {
             "erf" | "erfc" if matches!(t, PrimType::Float(_)) => {
                 leaf(self.erf(t, arg(0)?.0, member == "erfc"), t)
             }
+            "ldexp" if matches!(t, PrimType::Float(_)) => {
+                let ((x, _), (n, nt)) = (arg(0)?, arg(1)?);
+                let n = self.convert_value(nt, PrimType::I32, n);
+                leaf(self.ldexp(t, x, n), t)
+            }
+            "nextafter" if matches!(t, PrimType::Float(_)) => {
+                leaf(self.nextafter(t, arg(0)?.0, arg(1)?.0), t)
+            }
             "to_f64" => {
                 let (x, xt) = arg(0)?;
                 leaf(self.convert_value(xt, PrimType::F64, x), PrimType::F64)
@@ -414,97 +422,6 @@ impl<'a> Lowerer<'a> {
         let fb = self.b.binop(BinOp::And, t, bm, a);
         let r = self.b.binop(BinOp::Sub, t, r, fa);
         self.b.binop(BinOp::Sub, t, r, fb)
-    }
-
-    /// `erf x`, or `erfc x` with `complement`, for a float `x` of type `t`: the piecewise
-    /// polynomials of erf_tables.rs, every piece computed and the one for `|x|` selected (no
-    /// branches, so maps of it vectorise). Pieces see their inputs clamped into finite ranges,
-    /// so a piece not selected never produces the NaN that would reach a derivative through
-    /// the selection.
-    fn erf(&mut self, t: PrimType, x: Atom, complement: bool) -> Atom {
-        use super::erf_tables::{Piece, ERF_F32, ERF_F64};
-        let ft = match t {
-            PrimType::Float(FloatType::F16) => {
-                let w = self.b.convert(t, PrimType::F32, x);
-                let r = self.erf(PrimType::F32, w, complement);
-                return self.b.convert(PrimType::F32, t, r);
-            }
-            PrimType::Float(ft) => ft,
-            _ => return x,
-        };
-        let table = if ft == FloatType::F32 { &ERF_F32 } else { &ERF_F64 };
-        let c = |v: f64| Atom::Const(PrimValue::float(ft, v));
-        let lt = |s: &mut Self, a: Atom, v: f64| s.b.cmp(CmpOp::Lt, t, a, c(v));
-        let horner = |s: &mut Self, p: &Piece, at: Atom| {
-            let d = s.b.binop(BinOp::Sub, t, at, c(p.mid));
-            let mut acc = c(p.coefs[0]);
-            for &k in &p.coefs[1..] {
-                let m = s.b.binop(BinOp::Mul, t, acc, d);
-                acc = s.b.binop(BinOp::Add, t, m, c(k));
-            }
-            acc
-        };
-        let a = self.b.unop(UnOp::Abs, t, x);
-        // |x| < 1: x * P(x^2), on `x` itself there and 0 elsewhere.
-        let inner = lt(self, a, table.small.below);
-        let xs = self.b.select(inner, x, c(0.0), t);
-        let x2 = self.b.binop(BinOp::Mul, t, xs, xs);
-        let p = horner(self, &table.small, x2);
-        let small = self.b.binop(BinOp::Mul, t, xs, p);
-        // |x| >= 0.5: erfc |x| = exp(-a^2) Q(a), with `a` clamped to [0.5, limit].
-        let limit = table.tail.below;
-        let low = lt(self, a, 0.5);
-        let a1 = self.b.select(low, c(0.5), a, t);
-        let in_range = lt(self, a1, limit);
-        let ab = self.b.select(in_range, a1, c(limit), t);
-        // exp(-a^2) as exp(-h^2) exp(-(a - h)(a + h)), `h` being the high half of `a`'s
-        // significand (Veltkamp's split: exact, and plain arithmetic, so `--f64-as-f32` and
-        // differentiation see nothing special), so `h^2` is exact and the large exponent
-        // carries no rounding.
-        let split = match ft {
-            FloatType::F32 => 4097.0,
-            _ => 134_217_729.0,
-        };
-        let cs = self.b.binop(BinOp::Mul, t, c(split), ab);
-        let ca = self.b.binop(BinOp::Sub, t, cs, ab);
-        let h = self.b.binop(BinOp::Sub, t, cs, ca);
-        let hh = self.b.binop(BinOp::Mul, t, h, h);
-        let nhh = self.b.unop(UnOp::Neg, t, hh);
-        let e1 = self.b.math(MathFn::Exp, t, vec![nhh]);
-        let dm = self.b.binop(BinOp::Sub, t, ab, h);
-        let dp = self.b.binop(BinOp::Add, t, ab, h);
-        let r = self.b.binop(BinOp::Mul, t, dm, dp);
-        let nr = self.b.unop(UnOp::Neg, t, r);
-        let e2 = self.b.math(MathFn::Exp, t, vec![nr]);
-        let e = self.b.binop(BinOp::Mul, t, e1, e2);
-        // Q: the tail's R(1/a^2) / a, then each piece below its bound, from the last.
-        let ab2 = self.b.binop(BinOp::Mul, t, ab, ab);
-        let v = self.b.binop(BinOp::Div, t, c(1.0), ab2);
-        let rv = horner(self, &table.tail, v);
-        let mut q = self.b.binop(BinOp::Div, t, rv, ab);
-        for piece in table.pieces.iter().rev() {
-            let pq = horner(self, piece, ab);
-            let here = lt(self, ab, piece.below);
-            q = self.b.select(here, pq, q, t);
-        }
-        let eq = self.b.binop(BinOp::Mul, t, e, q);
-        let under = lt(self, a, limit);
-        let big = self.b.select(under, eq, c(0.0), t);
-        let r = if complement {
-            // erfc x = 1 - erf x near 0; 2 - erfc |x| for negative x.
-            let near = self.b.binop(BinOp::Sub, t, c(1.0), small);
-            let neg = lt(self, x, 0.0);
-            let two = self.b.binop(BinOp::Sub, t, c(2.0), big);
-            let far = self.b.select(neg, two, big, t);
-            self.b.select(low, near, far, t)
-        } else {
-            let one = self.b.binop(BinOp::Sub, t, c(1.0), big);
-            let signed = self.b.math(MathFn::CopySign, t, vec![one, x]);
-            self.b.select(inner, small, signed, t)
-        };
-        // NaN in, NaN out (a comparison with NaN is not reliable on every GPU).
-        let nan = self.b.math(MathFn::IsNan, t, vec![x]);
-        self.b.select(nan, x, r, t)
     }
 }
 

@@ -66,6 +66,9 @@ fn size_name(s: &Size) -> DimName {
 
 /// The leaves of a value of type `inst` (in canonical order): element type and dims, the dims
 /// named as in `raw` (the same type before instantiation of type variables) where it says.
+/// Why an array of `()` cannot be lowered: it is represented by its (no) leaves.
+const UNIT_ARRAY: &str = "an array of `()` (its sizes alone, with no data)";
+
 pub fn leaf_shapes(
     raw: Option<&SType>,
     inst: &SType,
@@ -103,6 +106,10 @@ fn walk(
                 _ => None,
             };
             walk(relem, elem, &dims, out)?;
+        }
+        SType::Tuple(ts) if ts.is_empty() && !outer.is_empty() => {
+            // Its values would carry no data, so nothing would carry its sizes either.
+            return Err(UNIT_ARRAY.into());
         }
         SType::Tuple(ts) => {
             let rs = match raw {
@@ -209,7 +216,11 @@ impl<'a> Lowerer<'a> {
         what: &str,
     ) -> LResult<(SVal<'a>, Env<'a>)> {
         let inst = env.resolve(raw);
-        let Ok(shapes) = leaf_shapes(Some(raw), &inst) else { return Ok((val, env.clone())) };
+        let shapes = match leaf_shapes(Some(raw), &inst) {
+            Ok(shapes) => shapes,
+            Err(m) if m == UNIT_ARRAY => return Err(unsupported(self.b.span, m)),
+            Err(_) => return Ok((val, env.clone())),
+        };
         let leaves = val.leaves();
         if leaves.len() != shapes.len() {
             return Ok((val, env.clone()));

@@ -466,6 +466,16 @@ impl<'a> Validator<'a> {
             .funs
             .get(e.fun)
             .ok_or_else(|| format!("function #{} does not exist", e.fun))?;
+        let shaped: usize = e.param_shapes.iter().map(EntryShape::leaves).sum();
+        if shaped != e.params.len() || e.result_shape.leaves() != e.results.len() {
+            return Err(format!(
+                "entry `{}`: its source shapes make {shaped} parameters and {} results, not {} and {}",
+                e.name,
+                e.result_shape.leaves(),
+                e.params.len(),
+                e.results.len()
+            ));
+        }
         let ndims: usize = e.params.iter().map(|p| p.rank).sum();
         if f.params.len() != ndims + e.params.len() {
             return Err(format!(

@@ -410,6 +410,8 @@ fn checks_assert_and_entries() {
             unique: false,
             display: "i64".into(),
         }],
+        param_shapes: vec![EntryShape::Leaf],
+        result_shape: EntryShape::Leaf,
         span: Span::DUMMY,
     });
     err(validate(&p), "must take its dims from the leading size parameters");

@@ -136,6 +136,9 @@ fn passing_failing_and_skipped_cases() {
 fn files_without_blocks_only_compile() {
     let (r, _) = run("def main = 1\n");
     assert_eq!(summary(&r), "PASS t.fut:1: compilation\n");
+    // So are files whose blocks have no cases.
+    let (r, _) = run("-- ==\n-- tags { slow }\n\ndef main = 1\n");
+    assert_eq!(summary(&r), "PASS t.fut:1: compilation\n");
     let (r, _) = run("def main = BROKEN\n");
     assert_eq!(r.failed(), 1);
     let s = summary(&r);
@@ -193,6 +196,22 @@ fn disabled_files_and_blocks() {
     let src = "-- ==\n-- entry: inc\n-- input { 1 } output { 2 }\n\n-- ==\n-- tags { disable }\n-- entry: inc\n-- input { 1 } output { 5 }\n";
     let (r, _) = run(src);
     assert_eq!((r.passed(), r.failed(), r.skipped()), (1, 0, 1));
+}
+
+#[test]
+fn files_that_need_f64_are_not_compiled_in_f32() {
+    // A file whose first block is tagged `needs_f64` may not even compile when f64 is computed
+    // as f32 (it may reinterpret an f64's bits): none of it is compiled then.
+    let src =
+        "-- ==\n-- tags { needs_f64 }\n-- entry: inc\n-- input { 1 } output { 2 }\n\nBROKEN\n";
+    let mut fake = Fake::new();
+    let opts = Options { f64_as_f32: true, ..Options::default() };
+    let r = run_file("t.fut", src, &mut fake, &opts);
+    assert_eq!((r.passed(), r.failed(), r.skipped()), (0, 0, 1));
+    assert_eq!(fake.compiles, 0);
+    // Without `--f64-as-f32` the file compiles (here: fails to) as any other.
+    let (r, fake) = run(src);
+    assert_eq!((r.passed(), r.failed(), fake.compiles), (0, 1, 1));
 }
 
 #[test]

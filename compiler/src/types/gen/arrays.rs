@@ -45,9 +45,25 @@ impl Gen<'_> {
         end: Option<&Expr>,
         stride: Option<&Expr>,
     ) -> SliceSize {
-        let unit_stride = stride.is_none_or(|s| int_literal(s) == Some(1));
+        let step = stride.map_or(Some(1), int_literal);
+        // `a[::1]` and `a[::-1]` are the whole dimension (the latter reversed).
+        if start.is_none() && end.is_none() && matches!(step, Some(1 | -1)) {
+            return SliceSize::Whole;
+        }
+        // Constant bounds: the size the run-time check will also find (or refuse).
+        if let (Some(i), Some(j), Some(s)) =
+            (start.and_then(int_literal), end.and_then(int_literal), step)
+        {
+            let n = match s {
+                s if s > 0 => (j - i + s - 1).div_euclid(s),
+                s if s < 0 => (i - j - s - 1).div_euclid(-s),
+                _ => return SliceSize::Unknown,
+            };
+            return i64::try_from(n.max(0))
+                .map_or(SliceSize::Unknown, |k| SliceSize::Known(Dim::Const(k)));
+        }
         let zero_start = start.is_none_or(|s| int_literal(s) == Some(0));
-        if !unit_stride || !zero_start {
+        if step != Some(1) || !zero_start {
             return self.slice_key(start, end, stride);
         }
         match end {
@@ -64,8 +80,9 @@ impl Gen<'_> {
         }
     }
 
-    /// A slice whose bounds are constants and local variables gets a key (the solver gives
-    /// slices with one key, of equal dimensions, one size); any other bound, a fresh size.
+    /// A slice whose bounds are constants, local variables, and sums, differences and products
+    /// of them gets a key (the solver gives slices with one key, of equal dimensions, one
+    /// size); any other bound, a fresh size.
     fn slice_key(
         &self,
         start: Option<&Expr>,
@@ -74,15 +91,34 @@ impl Gen<'_> {
     ) -> SliceSize {
         let bound = |x: Option<&Expr>| match x {
             None => Some(Bound::Absent),
-            Some(e) => match (&e.kind, int_literal(e)) {
-                (_, Some(k)) => Some(Bound::Const(k)),
-                (ExprKind::Var(n), _) => self.lookup_local(n).map(|l| Bound::Local(l.id)),
-                _ => None,
-            },
+            Some(e) => self.bound(e, 0),
         };
         match (bound(start), bound(end), bound(stride)) {
             (Some(a), Some(b), Some(c)) => SliceSize::Keyed(SliceKey([a, b, c])),
             _ => SliceSize::Unknown,
+        }
+    }
+
+    /// The key of a slice bound, if it is built from constants and locals by `+`, `-` and `*`
+    /// (kept small: a bound nested deeper gets no key).
+    fn bound(&self, e: &Expr, depth: usize) -> Option<Bound> {
+        if depth > 8 {
+            return None;
+        }
+        match (&e.kind, int_literal(e)) {
+            (_, Some(k)) => Some(Bound::Const(k)),
+            (ExprKind::Var(n), _) => self.lookup_local(n).map(|l| Bound::Local(l.id)),
+            (ExprKind::BinOp { op, lhs, rhs, .. }, _) => {
+                let op = match op.as_str() {
+                    "+" => '+',
+                    "-" => '-',
+                    "*" => '*',
+                    _ => return None,
+                };
+                let (a, b) = (self.bound(lhs, depth + 1)?, self.bound(rhs, depth + 1)?);
+                Some(Bound::Op(op, Box::new(a), Box::new(b)))
+            }
+            _ => None,
         }
     }
 

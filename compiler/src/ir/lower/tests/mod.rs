@@ -697,11 +697,40 @@ fn hoists_sizes_out_of_lambdas() {
 
 #[test]
 fn entry_points_take_and_return_arrays_and_scalars() {
-    check_err(
-        "entry f (p: (i32, i32)) : i32 = p.0",
-        "unsupported: entry point `f` takes a parameter of type `(i32, i32)`",
+    // Tuples, records and arrays of them are passed as their components (records by field
+    // name), an array of tuples as one array per component.
+    check_ir(
+        "entry f [n] (p: (i32, [n](f32, bool))) (r: {b: i64, a: [n]i32}) : {x: i32, y: [n]f32} =
+           {y = map (.0) p.1, x = p.0 + i32.sum r.a}",
+        expect![[r#"
+            fun f (n_0: i64, n_1: i64, n_2: i64, p_3: i32, p_4: [n_0]f32, p_5: [n_1]bool, r_6: [n_2]i32, r_7: i64) : (i32, [n_0]f32) =
+              let c_8: bool = n_1 == n_0
+              let () = assert(c_8, "size mismatch: argument `p` of shape [{}] does not match `(i32, [n](f32, bool))` with n = {}", n_1, n_0)
+              let p_9: [n_0]bool = reshape([n_0], p_5)
+              let c_10: bool = n_2 == n_0
+              let () = assert(c_10, "size mismatch: argument `r` of shape [{}] does not match `{a: [n]i32, b: i64}` with n = {}", n_2, n_0)
+              let r_11: [n_0]i32 = reshape([n_0], r_6)
+              let res_14: [n_0]f32 =
+                map(n_0,
+                  \(p_12: f32, p_13: bool) : f32 -> p_12,
+                  p_4, p_9)
+              let sum_18: i32 =
+                reduce_comm(n_0,
+                  \(a_15: i32, b_16: i32) : i32 ->
+                    let t_17: i32 = a_15 + b_16
+                    in t_17,
+                  (0i32), r_11)
+              let sum_19: i32 = p_3 + sum_18
+              in (sum_19, res_14)
+
+            entry f (i32, [n]f32, [n]bool, [n]i32, i64) : (i32, [n]f32) = f
+        "#]],
     );
-    check_err("entry g (x: i32) : {a: i32} = {a = x}", "unsupported: entry point `g` returns");
+    // `def main` is an entry point too; sum types have no representation outside.
+    check_err(
+        "type t = #a | #b\ndef main (x: t) : i32 = match x case #a -> 1 case #b -> 2",
+        "unsupported: entry point `main` takes a parameter of type `#a | #b`",
+    );
 }
 
 /// Deeply nested expressions (as deep as the parser accepts) lower without exhausting the stack.
