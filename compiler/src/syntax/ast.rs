@@ -152,6 +152,11 @@ pub enum PatKind {
     Constr(Name, Vec<Pat>),
 }
 
+/// The parameter of the lambda an index section (`(.[i])`, `(.f[i])`) is read as: a name no
+/// program can write, so the indices cannot capture it, and by which the printer knows the
+/// section again.
+pub const INDEX_SECTION_PARAM: &str = "x%";
+
 impl TypeExp {
     /// Whether the size `name` appears in this type as written (`[name]t`, `vec [name] f32`).
     pub fn mentions_size(&self, name: &str) -> bool {

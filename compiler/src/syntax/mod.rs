@@ -29,10 +29,13 @@
 //!   as `(x : f32) + (y : f32)` and `(f32.+)` as `((+) : f32 -> f32 -> f32)`.
 //! - Attributes (`#[unsafe]`, `#[sequential]`) are advice to Futhark's compiler that never
 //!   changes what a correct program computes: the lexer drops them, like comments.
+//! - A section with an index among its steps (`(.[i])`, `(.f[i])`) is read as the lambda
+//!   `\x -> x.f[i]` (its parameter named so that no program can capture it); `(.f.g)` alone stays
+//!   a projection section.
 //! - Not supported, each with an `unsupported: ...` error at its span: modules (`module`,
 //!   `import`, `open`, `local`, `include`), redefining a built-in operator, string and character
-//!   literals, index sections `(.[i])`, local opens `m.(e)`, and size expressions other than a
-//!   name or a constant (`[n+1]`).
+//!   literals, local opens `m.(e)`, and size expressions other than a name or a constant
+//!   (`[n+1]`).
 
 pub mod ast;
 pub mod lexer;

@@ -66,8 +66,9 @@ fn may_alias(t: Option<&Type>) -> bool {
     }
 }
 
-/// Does a parameter of this type consume its argument? As in Futhark, a `*` anywhere inside a
-/// tuple or record makes the whole parameter consuming.
+/// Does a parameter of this type consume its argument? A `*` anywhere inside a tuple or record
+/// makes the parameter consuming; a tuple written out as the argument is consumed by component
+/// (see `ExprKind::Apply`), as Futhark does.
 fn consuming_type(t: &Type) -> bool {
     match t {
         Type::Array { unique, .. } => *unique,
@@ -274,6 +275,11 @@ impl<'a> AliasCheck<'a> {
     }
 
     fn unique_param(&self, fun: &Expr, index: usize) -> bool {
+        self.param_type(fun, index).is_some_and(consuming_type)
+    }
+
+    /// The type of the parameter `index` of the function `fun`.
+    fn param_type(&self, fun: &Expr, index: usize) -> Option<&'a Type> {
         let mut t = self.types.get(&fun.id);
         for _ in 0..index {
             t = match t {
@@ -281,7 +287,10 @@ impl<'a> AliasCheck<'a> {
                 _ => None,
             };
         }
-        matches!(t, Some(Type::Arrow { from, .. }) if consuming_type(from))
+        match t {
+            Some(Type::Arrow { from, .. }) => Some(from),
+            _ => None,
+        }
     }
 
     fn result(&self, e: &Expr, parts: Aliases) -> Aliases {
@@ -382,11 +391,45 @@ impl<'a> AliasCheck<'a> {
                     ExprKind::Var(n) => format!("passing it to `{n}`"),
                     _ => "passing it to a function".to_string(),
                 };
+                // Every argument is evaluated before the call consumes any (Futhark's
+                // order): a later argument may read what an earlier one hands over, if it
+                // does not alias it. A tuple argument to a tuple parameter is consumed by
+                // component, as its parameter's components are unique or not.
+                let mut parts: Vec<(&Expr, Aliases, bool)> = Vec::new();
                 for (i, a) in args.into_iter().enumerate() {
-                    let aa = self.expr(a);
-                    if self.unique_param(cur, i) {
-                        self.consume(a, &aa, &callee);
+                    match (&a.kind, self.param_type(cur, i)) {
+                        (ExprKind::Tuple(es), Some(Type::Tuple(ts))) if es.len() == ts.len() => {
+                            for (x, t) in es.iter().zip(ts) {
+                                let xa = self.expr(x);
+                                parts.push((x, xa, consuming_type(t)));
+                            }
+                        }
+                        (_, t) => {
+                            let aa = self.expr(a);
+                            parts.push((a, aa, t.is_some_and(consuming_type)));
+                        }
                     }
+                }
+                for (k, (a, aa, unique)) in parts.iter().enumerate() {
+                    if !*unique {
+                        continue;
+                    }
+                    let shared = parts.iter().enumerate().find(|(j, (_, other, _))| {
+                        *j != k && other.intersection(aa).next().is_some()
+                    });
+                    if let Some((_, (other, _, _))) = shared {
+                        self.errors.push(
+                            Diagnostic::ty(
+                                other.span,
+                                "this argument aliases another that the call consumes",
+                            )
+                            .with_secondary(a.span, "consumed here")
+                            .with_hint("pass a copy (`copy x`) of one of them"),
+                        );
+                    }
+                    self.consume(a, aa, &callee);
+                }
+                for (_, aa, _) in parts {
                     all.extend(aa);
                 }
                 self.result(e, all)
@@ -458,9 +501,20 @@ impl<'a> AliasCheck<'a> {
                 out
             }
             ExprKind::Let { pat, rhs, body, .. } => {
-                let ra = self.expr(rhs);
                 let mark = self.vars.len();
-                self.bind_pat(pat, &ra, false);
+                match (&pat.kind, &rhs.kind) {
+                    // `let (x, y) = (a, b)`: each name aliases its own component only.
+                    (PatKind::Tuple(ps), ExprKind::Tuple(es)) if ps.len() == es.len() => {
+                        let parts: Vec<Aliases> = es.iter().map(|x| self.expr(x)).collect();
+                        for (p, a) in ps.iter().zip(&parts) {
+                            self.bind_pat(p, a, false);
+                        }
+                    }
+                    _ => {
+                        let ra = self.expr(rhs);
+                        self.bind_pat(pat, &ra, false);
+                    }
+                }
                 let out = self.expr(body);
                 self.vars.truncate(mark);
                 out
@@ -530,10 +584,13 @@ impl<'a> AliasCheck<'a> {
             Some(x) => self.expr(x),
             None => {
                 let mut a = Aliases::new();
-                for (n, span) in pat_vars(pat) {
+                for (n, span, id) in pat_vars(pat) {
                     if let Some(i) = self.lookup(&n) {
                         self.use_var(i, span);
-                        a.extend(self.vars[i].roots.iter().copied());
+                        // Only values that may share memory are handed to the loop.
+                        if may_alias(self.pats.get(&id)) {
+                            a.extend(self.vars[i].roots.iter().copied());
+                        }
                     }
                 }
                 a
@@ -584,11 +641,12 @@ impl<'a> AliasCheck<'a> {
     }
 }
 
-fn pat_vars(p: &Pat) -> Vec<(Name, Span)> {
+/// The variables a pattern binds, with their spans and pattern nodes.
+fn pat_vars(p: &Pat) -> Vec<(Name, Span, NodeId)> {
     let mut out = Vec::new();
-    fn go(p: &Pat, out: &mut Vec<(Name, Span)>) {
+    fn go(p: &Pat, out: &mut Vec<(Name, Span, NodeId)>) {
         match &p.kind {
-            PatKind::Var(n) => out.push((n.clone(), p.span)),
+            PatKind::Var(n) => out.push((n.clone(), p.span, p.id)),
             PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().for_each(|q| go(q, out)),
             PatKind::Record(fs) => fs.iter().for_each(|(_, q)| go(q, out)),
             PatKind::Ascribed(q, _) => go(q, out),

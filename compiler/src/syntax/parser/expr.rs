@@ -625,18 +625,40 @@ impl Parser<'_> {
             return self.mk(ExprKind::Tuple(Vec::new()), span);
         }
         if self.at(&Tok::Dot) {
-            let mut fields = Vec::new();
-            while self.eat(&Tok::Dot) {
-                if self.at_lbracket() {
-                    let d =
-                        Diagnostic::parse(self.span(), "unsupported: index sections (`(.[i])`)");
-                    return Err(self.report(d));
+            // `(.f.g)` projects; with an index among its steps (`(.[i])`, `(.f[i].g)`) it is
+            // the function `\x -> x.f[i].g`.
+            let mut steps: Vec<Result<Name, (Vec<DimIndex>, Span)>> = Vec::new();
+            loop {
+                if self.eat(&Tok::Dot) {
+                    if self.at_lbracket() {
+                        let at = self.bump();
+                        steps.push(Err((self.dim_indices()?, at)));
+                    } else {
+                        steps.push(Ok(self.field_name()?));
+                    }
+                } else if self.at(&Tok::IndexBracket) && !steps.is_empty() {
+                    let at = self.bump();
+                    steps.push(Err((self.dim_indices()?, at)));
+                } else {
+                    break;
                 }
-                fields.push(self.field_name()?);
             }
-            self.expect(Tok::RParen, "`.` or `)`")?;
+            self.expect(Tok::RParen, "`.`, `[` or `)`")?;
             let span = self.span_from(start);
-            return self.mk(ExprKind::ProjectSection(fields), span);
+            if steps.iter().all(Result::is_ok) {
+                let fields = steps.into_iter().filter_map(Result::ok).collect();
+                return self.mk(ExprKind::ProjectSection(fields), span);
+            }
+            let var = Name::from(INDEX_SECTION_PARAM);
+            let param = self.mk_pat(PatKind::Var(var.clone()), span)?;
+            let mut body = self.mk(ExprKind::Var(var), span)?;
+            for step in steps {
+                body = match step {
+                    Ok(f) => self.mk(ExprKind::Project(body, f), span)?,
+                    Err((idx, _)) => self.mk(ExprKind::Index(body, idx), span)?,
+                };
+            }
+            return self.mk(ExprKind::Lambda { params: vec![param], ret: None, body }, span);
         }
         let (op, is_symbol) = match self.tok() {
             Tok::Op(op) => (op.clone(), true),

@@ -245,6 +245,9 @@ fn sections() {
     check("(-1)", "(neg 1)");
     check("(.f.g)", "(section .f.g)");
     check("(.0)", "(section .0)");
+    // Index sections are lambdas over a name no program can write.
+    check("(.[i])", "(lambda 1 (index x% [i]))");
+    check("(.f[0].g)", "(lambda 1 (. (index (. x% f) [0]) g))");
     check("(`max` 3)", "(section max 3)");
     check("(a + b *)", "(section (+ a b) *)");
     check("(|> f)", "(section |> f)");
@@ -407,7 +410,6 @@ fn unsupported_forms_say_so() {
         ("module m = {}", "unsupported: modules (`module`)"),
         ("def (+) x y = x", "unsupported: redefining the built-in operator `+`"),
         ("def f = \"s\"", "unsupported: string literals"),
-        ("def f = (.[0])", "unsupported: index sections (`(.[i])`)"),
         (
             "def f (x: [n*2]i32) = x",
             "unsupported: size expressions other than a name or an integer constant",

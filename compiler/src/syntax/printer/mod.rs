@@ -99,7 +99,7 @@ fn is_open(e: &Expr) -> bool {
             | ExprKind::Loop { .. }
             | ExprKind::Match(..)
             | ExprKind::Lambda { .. }
-    )
+    ) && index_section(e).is_none()
 }
 
 fn is_let(e: &Expr) -> bool {
@@ -442,6 +442,17 @@ impl Printer {
                 }
                 self.w(")");
             }
+            ExprKind::Lambda { .. } if index_section(e).is_some() => {
+                self.w("(");
+                for step in index_section(e).unwrap_or_default() {
+                    self.w(".");
+                    match step {
+                        Ok(f) => self.w(f),
+                        Err(idx) => self.dims(idx),
+                    }
+                }
+                self.w(")");
+            }
             ExprKind::Lambda { params, ret, body } => {
                 let base = self.line_indent();
                 self.w("\\");
@@ -669,3 +680,31 @@ impl Printer {
 
 #[cfg(test)]
 mod tests;
+
+/// The steps of an index section (`(.f[i])`, read as `\x% -> x%.f[i]`): fields and indices, in
+/// order; `None` for any other expression.
+fn index_section(e: &Expr) -> Option<Vec<Result<&Name, &[DimIndex]>>> {
+    let ExprKind::Lambda { params, ret: None, body } = &e.kind else { return None };
+    let [p] = params.as_slice() else { return None };
+    if !matches!(&p.kind, PatKind::Var(n) if n == INDEX_SECTION_PARAM) {
+        return None;
+    }
+    let mut steps = Vec::new();
+    let mut cur = &**body;
+    loop {
+        match &cur.kind {
+            ExprKind::Project(x, f) => {
+                steps.push(Ok(f));
+                cur = x;
+            }
+            ExprKind::Index(x, idx) => {
+                steps.push(Err(idx.as_slice()));
+                cur = x;
+            }
+            ExprKind::Var(n) if n == INDEX_SECTION_PARAM => break,
+            _ => return None,
+        }
+    }
+    steps.reverse();
+    Some(steps)
+}

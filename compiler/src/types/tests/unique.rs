@@ -122,12 +122,17 @@ fn closures_alias_what_they_capture() {
 }
 
 #[test]
-fn a_unique_component_makes_a_tuple_parameter_consuming() {
+fn tuple_parameters_consume_their_unique_components() {
     types("def f ((a, b): (*[]i32, []i32)) = (a with [0] = 1, b[0])");
     let src = "def g ((a, b): (*[]i32, []i32)) = a\ndef h (xs: *[]i32) (ys: []i32) = let r = g (xs, copy ys) in (r, xs)";
     error(src, "`xs` is used after being consumed by passing it to `g`");
-    let src = "def g ((a, b): (*[]i32, []i32)) = a\ndef h (xs: *[]i32) (ys: []i32) = g (xs, ys)";
+    // A tuple written out as the argument is consumed by component, as in Futhark.
+    types("def g ((a, b): (*[]i32, []i32)) = a\ndef h (xs: *[]i32) (ys: []i32) = (g (xs, ys), ys)");
+    let src = "def g ((a, b): (*[]i32, []i32)) = a\ndef h (xs: *[]i32) (ys: []i32) = g (ys, xs)";
     error(src, "cannot consume `ys`: `ys` is a parameter that is not unique");
+    // A tuple passed whole is consumed whole.
+    let src = "def g ((a, b): (*[]i32, []i32)) = a\ndef h (xs: *[]i32) (ys: []i32) = let p = (xs, ys) in g p";
+    error(src, "cannot consume `p`: `p` aliases the parameter `ys`, which is not unique");
 }
 
 #[test]
