@@ -109,6 +109,18 @@ def partition2 [n] 'a (p1: a -> bool) (p2: a -> bool) (xs: [n]a) : ([]a, []a, []
 def spread 't [n] (k: i64) (x: t) (is: [n]i64) (vs: [n]t) : *[k]t =
   scatter (replicate k x) is vs
 
+-- The streams may split the array into chunks of any sizes (and combine per-chunk results with
+-- `op`); one chunk, the whole array, is one such split, which any program correct in Futhark
+-- computes the same with.
+def map_stream [n] 'a 'b (f: (k: i64) -> [k]a -> [k]b) (as: [n]a) : *[n]b = copy (f n as)
+
+def map_stream_per [n] 'a 'b (f: (k: i64) -> [k]a -> [k]b) (as: [n]a) : *[n]b = copy (f n as)
+
+def reduce_stream [n] 'a 'b (_op: b -> b -> b) (f: (k: i64) -> [k]a -> b) (as: [n]a) : b = f n as
+
+def reduce_stream_per [n] 'a 'b (_op: b -> b -> b) (f: (k: i64) -> [k]a -> b) (as: [n]a) : b =
+  f n as
+
 -- Out-of-bounds indices are ignored, as in every dimension of Futhark's: an index outside any
 -- dimension becomes -1 in the flattened histogram.
 def reduce_by_index_2d 'a [k] [n] [m] (dest: *[k][m]a) (f: a -> a -> a) (ne: a) (is: [n](i64, i64)) (as: [n]a) : *[k][m]a =

@@ -61,3 +61,15 @@ entry combinators (xs: []i32) : ([]i32, []i32, []i32, i32, i32, i32, []i32) =
      , iterate_while (< 100) (+ 10) 0
      , take 3 as
      )
+
+-- The streams: any split into chunks is allowed, so chunked code gives the whole-array answer.
+-- ==
+-- entry: streams
+-- input { [1, 2, 3] }
+-- output { [2, 3, 4] 9 [1, 4, 9] 6 }
+entry streams (xs: []i32) : ([]i32, i32, []i32, i32) =
+  ( map_stream (\_ (c: []i32) -> map (+ 1) c) xs
+  , reduce_stream (+) (\k (c: [k]i32) -> i32.sum c + i32.i64 k) xs
+  , map_stream_per (\_ (c: []i32) -> map (\x -> x * x) c) xs
+  , reduce_stream_per (+) (\_ (c: []i32) -> i32.sum c) xs
+  )
