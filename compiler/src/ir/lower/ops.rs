@@ -288,6 +288,9 @@ impl<'a> Lowerer<'a> {
                 let n = self.convert_value(nt, PrimType::I32, n);
                 leaf(self.ldexp(t, x, n), t)
             }
+            "gamma" | "lgamma" if matches!(t, PrimType::Float(_)) => {
+                leaf(self.gamma(t, arg(0)?.0, member == "lgamma"), t)
+            }
             "nextafter" if matches!(t, PrimType::Float(_)) => {
                 leaf(self.nextafter(t, arg(0)?.0, arg(1)?.0), t)
             }

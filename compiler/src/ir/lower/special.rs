@@ -1,7 +1,7 @@
 //! Special functions of the numeric modules that lowering composes from arithmetic, comparisons
-//! and selections (`erf`, `erfc`, `ldexp`, `nextafter`), so that every backend computes them
-//! the same way, maps of them vectorise (no branches), and differentiation sees only
-//! operations it knows.
+//! and selections (`erf`, `erfc`, `gamma`, `lgamma`, `ldexp`, `nextafter`), so that every
+//! backend computes them the same way, maps of them vectorise (no branches), and
+//! differentiation sees only operations it knows.
 
 use super::Lowerer;
 use crate::ir::{Atom, BinOp, CmpOp, MathFn, UnOp};
@@ -93,6 +93,155 @@ impl<'a> Lowerer<'a> {
             let one = self.b.binop(BinOp::Sub, t, c(1.0), big);
             let signed = self.b.math(MathFn::CopySign, t, vec![one, x]);
             self.b.select(inner, small, signed, t)
+        };
+        // NaN in, NaN out (a comparison with NaN is not reliable on every GPU).
+        let nan = self.b.math(MathFn::IsNan, t, vec![x]);
+        self.b.select(nan, x, r, t)
+    }
+
+    /// `gamma x` (`lgamma` with `log`: `ln |Γ(x)|`), as C's `tgamma` and `lgamma`. From 0.5 up,
+    /// Stirling's series at `y` (at `y + 10` below 10, divided by `y (y+1) ... (y+9)`; 6 for
+    /// `f32`), with
+    /// `y^(y-1/2)` taken as the square of `y^((y-1/2)/2)` so that it overflows only with `Γ`;
+    /// below 0.5, the reflection formula `Γ(x) Γ(1-x) = π / sin(πx)` with `sin(πx)` reduced
+    /// exactly first. Every path is computed and one selected. `Γ` is NaN at the negative
+    /// integers and -inf, and the infinity of its sign at zero; `ln |Γ|` is +inf at the poles
+    /// and both infinities.
+    pub(super) fn gamma(&mut self, t: PrimType, x: Atom, log: bool) -> Atom {
+        let ft = match t {
+            PrimType::Float(FloatType::F16) => {
+                let w = self.b.convert(t, PrimType::F32, x);
+                let r = self.gamma(PrimType::F32, w, log);
+                return self.b.convert(PrimType::F32, t, r);
+            }
+            PrimType::Float(ft) => ft,
+            _ => return x,
+        };
+        // B_2k / (2k (2k-1)): the series' coefficients of 1/y^(2k-1), k = 1..8.
+        const STIRLING: [f64; 8] = [
+            1.0 / 12.0,
+            -1.0 / 360.0,
+            1.0 / 1260.0,
+            -1.0 / 1680.0,
+            1.0 / 1188.0,
+            -691.0 / 360_360.0,
+            1.0 / 156.0,
+            -3617.0 / 122_400.0,
+        ];
+        // Below this the series is shifted up (its ninth term is below the type's precision
+        // from there on).
+        let shift: usize = if ft == FloatType::F64 { 10 } else { 6 };
+        let c = |v: f64| Atom::Const(PrimValue::float(ft, v));
+        let pi = std::f64::consts::PI;
+        // `y = x` from 0.5 up, `1 - x` below (the reflection's other side).
+        let low = self.b.cmp(CmpOp::Lt, t, x, c(0.5));
+        let one_minus = self.b.binop(BinOp::Sub, t, c(1.0), x);
+        let y = self.b.select(low, one_minus, x, t);
+        // `ys = y + shift` below `shift`, and the product `y (y+1) ...` it divides by. The sum
+        // rounds: `delta`, what it lost (exact, by Sterbenz's lemma), enters to first order,
+        // through ψ(ys) ≈ ln ys - 1/(2 ys).
+        let small = self.b.cmp(CmpOp::Lt, t, y, c(shift as f64));
+        let shifted = self.b.binop(BinOp::Add, t, y, c(shift as f64));
+        let ys = self.b.select(small, shifted, y, t);
+        let back = self.b.binop(BinOp::Sub, t, ys, c(shift as f64));
+        let lost = self.b.binop(BinOp::Sub, t, y, back);
+        let delta = self.b.select(small, lost, c(0.0), t);
+        let mut prod = y;
+        let mut recips = self.b.binop(BinOp::Div, t, c(1.0), y);
+        for j in 1..shift {
+            let f = self.b.binop(BinOp::Add, t, y, c(j as f64));
+            prod = self.b.binop(BinOp::Mul, t, prod, f);
+            let q = self.b.binop(BinOp::Div, t, c(1.0), f);
+            recips = self.b.binop(BinOp::Add, t, recips, q);
+        }
+        let prod = self.b.select(small, prod, c(1.0), t);
+        let recips = self.b.select(small, recips, c(0.0), t);
+        // `1 - x` rounds too: what it lost (exact) enters through ψ(y) = ψ(ys) - Σ 1/(y+j).
+        let one_minus_y = self.b.binop(BinOp::Sub, t, c(1.0), y);
+        let lost_r = self.b.binop(BinOp::Sub, t, one_minus_y, x);
+        let delta_r = self.b.select(low, lost_r, c(0.0), t);
+        // The series S(ys) = sum of c_k / ys^(2k-1), by Horner's rule in 1/ys^2.
+        let inv = self.b.binop(BinOp::Div, t, c(1.0), ys);
+        let inv2 = self.b.binop(BinOp::Mul, t, inv, inv);
+        let mut series = c(STIRLING[STIRLING.len() - 1]);
+        for &k in STIRLING.iter().rev().skip(1) {
+            let m = self.b.binop(BinOp::Mul, t, series, inv2);
+            series = self.b.binop(BinOp::Add, t, m, c(k));
+        }
+        let series = self.b.binop(BinOp::Mul, t, series, inv);
+        let lys = self.b.math(MathFn::Log, t, vec![ys]);
+        let hinv = self.b.binop(BinOp::Mul, t, inv, c(0.5));
+        let psi = self.b.binop(BinOp::Sub, t, lys, hinv);
+        let correction = self.b.binop(BinOp::Mul, t, delta, psi);
+        let psi_y = self.b.binop(BinOp::Sub, t, psi, recips);
+        let correction_r = self.b.binop(BinOp::Mul, t, delta_r, psi_y);
+        let correction = self.b.binop(BinOp::Add, t, correction, correction_r);
+        let series = self.b.binop(BinOp::Add, t, series, correction);
+        let e = self.b.binop(BinOp::Sub, t, ys, c(0.5));
+        // sin(πx), from `x - round(x)` (exact) and the parity of `round(x)`.
+        let n = self.b.math(MathFn::Round, t, vec![x]);
+        let r = self.b.binop(BinOp::Sub, t, x, n);
+        let pr = self.b.binop(BinOp::Mul, t, c(pi), r);
+        let s = self.b.math(MathFn::Sin, t, vec![pr]);
+        let half = self.b.binop(BinOp::Mul, t, n, c(0.5));
+        let fl = self.b.math(MathFn::Floor, t, vec![half]);
+        let odd = self.b.cmp(CmpOp::Neq, t, fl, half);
+        let ns = self.b.unop(UnOp::Neg, t, s);
+        let sinpi = self.b.select(odd, ns, s, t);
+        let inf = self.b.math(MathFn::IsInf, t, vec![x]);
+        // Γ(ys) = w e^-ys w sqrt(2π) e^S(ys), with w = ys^((ys - 1/2)/2).
+        let he = self.b.binop(BinOp::Mul, t, e, c(0.5));
+        let w = self.b.binop(BinOp::Pow, t, ys, he);
+        let nys = self.b.unop(UnOp::Neg, t, ys);
+        let ex = self.b.math(MathFn::Exp, t, vec![nys]);
+        let es = self.b.math(MathFn::Exp, t, vec![series]);
+        let g = self.b.binop(BinOp::Mul, t, w, ex);
+        let g = self.b.binop(BinOp::Mul, t, g, w);
+        let g = self.b.binop(BinOp::Mul, t, g, c((2.0 * pi).sqrt()));
+        let g = self.b.binop(BinOp::Mul, t, g, es);
+        let g = self.b.binop(BinOp::Div, t, g, prod);
+        // Beyond this Γ(y) overflows (and the product above could be 0 · inf).
+        let limit = if ft == FloatType::F64 { 171.7 } else { 35.1 };
+        let over = self.b.cmp(CmpOp::Gt, t, y, c(limit));
+        let g = self.b.select(over, c(f64::INFINITY), g, t);
+        // Γ(x) = π / (sin(πx) Γ(1 - x)); NaN at the negative integers, ±inf at ±0.
+        let d = self.b.binop(BinOp::Mul, t, sinpi, g);
+        let refl = self.b.binop(BinOp::Div, t, c(pi), d);
+        let whole = self.b.cmp(CmpOp::Eq, t, r, c(0.0));
+        let neg = self.b.cmp(CmpOp::Lt, t, x, c(0.0));
+        let pole = self.b.binop(BinOp::LogAnd, PrimType::Bool, whole, neg);
+        let refl = self.b.select(pole, c(f64::NAN), refl, t);
+        let zero = self.b.cmp(CmpOp::Eq, t, x, c(0.0));
+        let signed_inf = self.b.math(MathFn::CopySign, t, vec![c(f64::INFINITY), x]);
+        let refl = self.b.select(zero, signed_inf, refl, t);
+        let gamma = self.b.select(low, refl, g, t);
+        let r = if log {
+            // Where Γ(x) is a normal number, ln |Γ(x)| from it (Γ is accurate to a few ulp);
+            // beyond, the series' logarithm: ln Γ(y) = (ys - 1/2) ln ys - ys + ln sqrt(2π) +
+            // S(ys) - ln(prod), reflected as ln π - ln |sin(πx)| - ln Γ(1 - x).
+            let m = self.b.binop(BinOp::Mul, t, e, lys);
+            let m = self.b.binop(BinOp::Sub, t, m, ys);
+            let m = self.b.binop(BinOp::Add, t, m, c(0.5 * (2.0 * pi).ln()));
+            let m = self.b.binop(BinOp::Add, t, m, series);
+            let lp = self.b.math(MathFn::Log, t, vec![prod]);
+            let lg = self.b.binop(BinOp::Sub, t, m, lp);
+            let abs_s = self.b.unop(UnOp::Abs, t, sinpi);
+            let ls = self.b.math(MathFn::Log, t, vec![abs_s]);
+            let lrefl = self.b.binop(BinOp::Sub, t, c(pi.ln()), ls);
+            let lrefl = self.b.binop(BinOp::Sub, t, lrefl, lg);
+            let series_log = self.b.select(low, lrefl, lg, t);
+            let abs_g = self.b.unop(UnOp::Abs, t, gamma);
+            let log_g = self.b.math(MathFn::Log, t, vec![abs_g]);
+            let moderate = if ft == FloatType::F64 { 100.0 } else { 30.0 };
+            let ax = self.b.unop(UnOp::Abs, t, x);
+            let near = self.b.cmp(CmpOp::Lt, t, ax, c(moderate));
+            let r = self.b.select(near, log_g, series_log, t);
+            let pole_or_inf = self.b.binop(BinOp::LogOr, PrimType::Bool, pole, inf);
+            self.b.select(pole_or_inf, c(f64::INFINITY), r, t)
+        } else {
+            // -inf: NaN, as C's; +inf: +inf.
+            let neg_inf = self.b.binop(BinOp::LogAnd, PrimType::Bool, inf, neg);
+            self.b.select(neg_inf, c(f64::NAN), gamma, t)
         };
         // NaN in, NaN out (a comparison with NaN is not reliable on every GPU).
         let nan = self.b.math(MathFn::IsNan, t, vec![x]);

@@ -54,6 +54,10 @@ fn prelude_types() {
         or : [n]bool -> bool
         partition2 : (a -> bool) -> (a -> bool) -> [n]a -> ([]a, []a, []a)
         spread : (k: i64) -> t -> [n]i64 -> [n]t -> *[k]t
+        map_stream : ((k: i64) -> [k]a -> [k]b) -> [n]a -> *[n]b
+        map_stream_per : ((k: i64) -> [k]a -> [k]b) -> [n]a -> *[n]b
+        reduce_stream : (b -> b -> b) -> ((k: i64) -> [k]a -> b) -> [n]a -> b
+        reduce_stream_per : (b -> b -> b) -> ((k: i64) -> [k]a -> b) -> [n]a -> b
         reduce_by_index_2d : *[k][m]a -> (a -> a -> a) -> a -> [n](i64, i64) -> [n]a -> *[k][m]a
         reduce_by_index_3d : *[k][m][l]a -> (a -> a -> a) -> a -> [n](i64, i64, i64) -> [n]a -> *[k][m][l]a
     "#]]

@@ -1,6 +1,7 @@
 //! Lowering tests: source text through the parser and checker, lowered, validated, printed.
 
 mod erf;
+mod gamma;
 mod props;
 mod run;
 
