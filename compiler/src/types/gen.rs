@@ -243,11 +243,19 @@ impl<'g> Gen<'g> {
     ) -> Ty {
         match ret {
             Some((t, names, span)) => {
-                self.push(
-                    Kind::BindSizes { pat: t.clone(), rhs: body, names },
-                    body_span,
-                    Reason::Return(span),
-                );
+                // The body may have any sizes where the declared type has existentials: it is
+                // checked against the declared type with a fresh size in each (one per name,
+                // so a name used twice still means one size), wherever they sit (in a sum
+                // type's payload or a type abbreviation too).
+                let mut fresh: HashMap<Name, Dim> = HashMap::new();
+                let store = &mut self.store;
+                let view = t.map_dims(&mut |d| match d {
+                    Dim::Name(n) if names.contains(n) => {
+                        fresh.entry(n.clone()).or_insert_with(|| store.fresh_dim()).clone()
+                    }
+                    d => d.clone(),
+                });
+                self.eq(view, body, body_span, Reason::Return(span));
                 t
             }
             None => self.escape(body, hidden, body_span),
