@@ -8,6 +8,21 @@ use crate::ir::{Atom, BinOp, CmpOp, MathFn, UnOp};
 use crate::prim::{FloatType, IntType, PrimType, PrimValue};
 
 impl<'a> Lowerer<'a> {
+    /// `f` of an `f16` computed in `f32` and rounded back: every function here is accurate in
+    /// `f32` far beyond `f16`'s precision.
+    fn via_f32(&mut self, t: PrimType, x: Atom, f: impl FnOnce(&mut Self, Atom) -> Atom) -> Atom {
+        let w = self.b.convert(t, PrimType::F32, x);
+        let r = f(self, w);
+        self.b.convert(PrimType::F32, t, r)
+    }
+
+    /// `r`, or `x` where `x` is NaN: NaN in, NaN out (a comparison with NaN, which the
+    /// selections before this rely on, is not reliable on every GPU).
+    fn nan_through(&mut self, t: PrimType, x: Atom, r: Atom) -> Atom {
+        let nan = self.b.math(MathFn::IsNan, t, vec![x]);
+        self.b.select(nan, x, r, t)
+    }
+
     /// `erf x`, or `erfc x` with `complement`, for a float `x` of type `t`: the piecewise
     /// polynomials of erf_tables.rs, every piece computed and the one for `|x|` selected (no
     /// branches, so maps of it vectorise). Pieces see their inputs clamped into finite ranges,
@@ -17,9 +32,7 @@ impl<'a> Lowerer<'a> {
         use super::erf_tables::{Piece, ERF_F32, ERF_F64};
         let ft = match t {
             PrimType::Float(FloatType::F16) => {
-                let w = self.b.convert(t, PrimType::F32, x);
-                let r = self.erf(PrimType::F32, w, complement);
-                return self.b.convert(PrimType::F32, t, r);
+                return self.via_f32(t, x, |s, w| s.erf(PrimType::F32, w, complement))
             }
             PrimType::Float(ft) => ft,
             _ => return x,
@@ -94,25 +107,20 @@ impl<'a> Lowerer<'a> {
             let signed = self.b.math(MathFn::CopySign, t, vec![one, x]);
             self.b.select(inner, small, signed, t)
         };
-        // NaN in, NaN out (a comparison with NaN is not reliable on every GPU).
-        let nan = self.b.math(MathFn::IsNan, t, vec![x]);
-        self.b.select(nan, x, r, t)
+        self.nan_through(t, x, r)
     }
 
     /// `gamma x` (`lgamma` with `log`: `ln |Γ(x)|`), as C's `tgamma` and `lgamma`. From 0.5 up,
     /// Stirling's series at `y` (at `y + 10` below 10, divided by `y (y+1) ... (y+9)`; 6 for
-    /// `f32`), with
-    /// `y^(y-1/2)` taken as the square of `y^((y-1/2)/2)` so that it overflows only with `Γ`;
-    /// below 0.5, the reflection formula `Γ(x) Γ(1-x) = π / sin(πx)` with `sin(πx)` reduced
-    /// exactly first. Every path is computed and one selected. `Γ` is NaN at the negative
+    /// `f32`), with `y^(y-1/2)` taken as the square of `y^((y-1/2)/2)` so that it overflows only
+    /// with `Γ`; below 0.5, the reflection formula `Γ(x) Γ(1-x) = π / sin(πx)` with `sin(πx)`
+    /// reduced exactly first. Every path is computed and one selected. `Γ` is NaN at the negative
     /// integers and -inf, and the infinity of its sign at zero; `ln |Γ|` is +inf at the poles
     /// and both infinities.
     pub(super) fn gamma(&mut self, t: PrimType, x: Atom, log: bool) -> Atom {
         let ft = match t {
             PrimType::Float(FloatType::F16) => {
-                let w = self.b.convert(t, PrimType::F32, x);
-                let r = self.gamma(PrimType::F32, w, log);
-                return self.b.convert(PrimType::F32, t, r);
+                return self.via_f32(t, x, |s, w| s.gamma(PrimType::F32, w, log))
             }
             PrimType::Float(ft) => ft,
             _ => return x,
@@ -243,9 +251,7 @@ impl<'a> Lowerer<'a> {
             let neg_inf = self.b.binop(BinOp::LogAnd, PrimType::Bool, inf, neg);
             self.b.select(neg_inf, c(f64::NAN), gamma, t)
         };
-        // NaN in, NaN out (a comparison with NaN is not reliable on every GPU).
-        let nan = self.b.math(MathFn::IsNan, t, vec![x]);
-        self.b.select(nan, x, r, t)
+        self.nan_through(t, x, r)
     }
 
     /// `ldexp x n`: `x * 2^n`, rounded once (C's `ldexp`). As in musl's `scalbn`, `n` beyond the
@@ -255,11 +261,9 @@ impl<'a> Lowerer<'a> {
     /// pattern, so `--f64-as-f32` sees nothing special).
     pub(super) fn ldexp(&mut self, t: PrimType, x: Atom, n: Atom) -> Atom {
         let ft = match t {
+            // Every f16 result is exact in f32 before the one rounding to f16.
             PrimType::Float(FloatType::F16) => {
-                // Every f16 result is exact in f32 before the one rounding to f16.
-                let w = self.b.convert(t, PrimType::F32, x);
-                let r = self.ldexp(PrimType::F32, w, n);
-                return self.b.convert(PrimType::F32, t, r);
+                return self.via_f32(t, x, |s, w| s.ldexp(PrimType::F32, w, n))
             }
             PrimType::Float(ft) => ft,
             _ => return x,
