@@ -69,13 +69,13 @@ pub const ARRAY_INTRINSICS: &[(&str, &str)] = &[
     // not induced by a map; not in Futhark).
     ("rep", "[n] 't : (x: t) -> *[n]t"),
     ("transpose", "[n] [m] 't : (a: [n][m]t) -> *[m][n]t"),
-    ("flatten", "[n] [m] 't : (a: [n][m]t) -> []t"),
+    ("flatten", "[n] [m] 't : (a: [n][m]t) -> [n*m]t"),
     // The sizes of the result come from the type the context gives it (Futhark's
     // `unflatten [n][m] : [n*m]t -> [n][m]t`); lowering checks their product at run time.
     ("unflatten", "[p] [n] [m] 't : (a: [p]t) -> [n][m]t"),
     ("unflatten_3d", "[p] [n] [m] [l] 't : (a: [p]t) -> [n][m][l]t"),
     ("unflatten_4d", "[p] [n] [m] [l] [k] 't : (a: [p]t) -> [n][m][l][k]t"),
-    ("concat", "[n] [m] 't : (xs: [n]t) -> (ys: [m]t) -> *[]t"),
+    ("concat", "[n] [m] 't : (xs: [n]t) -> (ys: [m]t) -> *[n+m]t"),
     ("copy", "'t : (a: t) -> *t"),
     ("jvp", "'a 'b : (f: a -> b) -> (x: a) -> (dx: a) -> b"),
     ("vjp", "'a 'b : (f: a -> b) -> (x: a) -> (dy: b) -> a"),

@@ -2,8 +2,7 @@
 -- intrinsics (map, reduce, scan, filter, zip, iota, replicate, the numeric modules, ...) are typed
 -- from their signatures in intrinsics.rs and implemented by lowering directly.
 --
--- A definition only sees those above it. Where Futhark's types use size arithmetic (`[n-1]t`),
--- these return an existentially sized array (`[]t`).
+-- A definition only sees those above it.
 
 def id '^a (x: a) : a = x
 
@@ -54,23 +53,23 @@ def manifest 't (a: t) : *t = copy a
 -- A barrier to Futhark's optimiser; the value itself.
 def opaque '^t (x: t) : t = x
 
-def flatten_3d [n] [m] [l] 't (xs: [n][m][l]t) : []t = flatten (flatten xs)
+def flatten_3d [n] [m] [l] 't (xs: [n][m][l]t) : [n*m*l]t = flatten (flatten xs)
 
-def flatten_4d [n] [m] [l] [k] 't (xs: [n][m][l][k]t) : []t = flatten (flatten_3d xs)
+def flatten_4d [n] [m] [l] [k] 't (xs: [n][m][l][k]t) : [n*m*l*k]t = flatten (flatten_3d xs)
 
 def head [n] 't (xs: [n]t) : t = xs[0]
 
 def last [n] 't (xs: [n]t) : t = xs[n - 1]
 
-def tail [n] 't (xs: [n]t) : []t = xs[1:]
+def tail [n] 't (xs: [n]t) : [n-1]t = xs[1:]
 
-def init [n] 't (xs: [n]t) : []t = xs[0:n - 1]
+def init [n] 't (xs: [n]t) : [n-1]t = xs[0:n - 1]
 
 def take [n] 't (i: i64) (xs: [n]t) : [i]t = xs[0:i]
 
-def drop [n] 't (i: i64) (xs: [n]t) : []t = xs[i:]
+def drop [n] 't (i: i64) (xs: [n]t) : [n-i]t = xs[i:]
 
-def split [n] 't (i: i64) (xs: [n]t) : ([i]t, []t) = (xs[0:i], xs[i:])
+def split [n] 't (i: i64) (xs: [n]t) : ([i]t, [n-i]t) = (xs[0:i], xs[i:])
 
 def reverse [n] 't (xs: [n]t) : [n]t = xs[::-1] :> [n]t
 

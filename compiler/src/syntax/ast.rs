@@ -118,12 +118,58 @@ pub struct SizeExp {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum SizeExpKind {
     /// `[]`: an unknown size the checker invents.
     Any,
     Var(Name),
     Const(i64),
+    /// `[n*m]`, `[n+1]`, `[(n+1)/2]`: a size computed from others.
+    Bin(SizeOp, Box<SizeExp>, Box<SizeExp>),
+}
+
+impl SizeExp {
+    /// Visit the names in this size expression, with their spans.
+    pub fn for_each_name(&self, f: &mut dyn FnMut(&Name, Span)) {
+        match &self.kind {
+            SizeExpKind::Var(n) => f(n, self.span),
+            SizeExpKind::Bin(_, a, b) => {
+                a.for_each_name(f);
+                b.for_each_name(f);
+            }
+            SizeExpKind::Any | SizeExpKind::Const(_) => {}
+        }
+    }
+}
+
+/// The arithmetic of size expressions (`/` and `%` floor, as on `i64` values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SizeOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+impl SizeOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            SizeOp::Add => "+",
+            SizeOp::Sub => "-",
+            SizeOp::Mul => "*",
+            SizeOp::Div => "/",
+            SizeOp::Mod => "%",
+        }
+    }
+
+    /// Binding strength, as for the same operators in expressions.
+    pub fn prec(self) -> u8 {
+        match self {
+            SizeOp::Add | SizeOp::Sub => 1,
+            SizeOp::Mul | SizeOp::Div | SizeOp::Mod => 2,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

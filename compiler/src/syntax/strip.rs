@@ -57,6 +57,14 @@ pub fn strip_type_param(p: &mut TypeParam) {
     }
 }
 
+fn strip_size(s: &mut SizeExp) {
+    s.span = Span::DUMMY;
+    if let SizeExpKind::Bin(_, a, b) = &mut s.kind {
+        strip_size(a);
+        strip_size(b);
+    }
+}
+
 pub fn strip_type(t: &mut TypeExp) {
     t.span = Span::DUMMY;
     match &mut t.kind {
@@ -64,13 +72,13 @@ pub fn strip_type(t: &mut TypeExp) {
         TypeExpKind::Named(_, args) => {
             for a in args {
                 match a {
-                    TypeArg::Size(s) => s.span = Span::DUMMY,
+                    TypeArg::Size(s) => strip_size(s),
                     TypeArg::Type(t) => strip_type(t),
                 }
             }
         }
         TypeExpKind::Array(d, t) => {
-            d.span = Span::DUMMY;
+            strip_size(d);
             strip_type(t);
         }
         TypeExpKind::Tuple(ts) => ts.iter_mut().for_each(strip_type),

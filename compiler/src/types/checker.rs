@@ -53,10 +53,16 @@ struct Inferred {
 fn rep_size_known(inf: &Inferred, id: NodeId) -> bool {
     let Some(Type::Arrow { to, .. }) = inf.types.get(&id) else { return false };
     let Type::Array { shape, .. } = &**to else { return false };
+    let nameable = |n: &Name| !super::is_invented(n) || inf.out_scheme.size_params.contains(n);
     match shape.first() {
         Some(super::ty::Size::Const(_)) => true,
-        Some(super::ty::Size::Var(n)) => {
-            !super::is_invented(n) || inf.out_scheme.size_params.contains(n)
+        Some(super::ty::Size::Var(n)) => nameable(n),
+        Some(s @ (super::ty::Size::Poly(_) | super::ty::Size::Opaque(..))) => {
+            let mut unknown = false;
+            super::poly::for_each_atom(s, &mut |a| {
+                unknown |= matches!(a, super::ty::Size::Unknown(_))
+            });
+            !unknown && s.names().into_iter().all(nameable)
         }
         _ => false,
     }
@@ -238,9 +244,10 @@ impl Checker {
                 out.push_str(&format!("  {c}\n"));
             }
         }
-        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, int_literals, .. } = gen;
+        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, int_literals, bound_names, .. } = gen;
 
         let mut solver = Solver::new(&mut store);
+        solver.rebound = bound_names.into_iter().filter(|(_, k)| *k > 1).map(|(n, _)| n).collect();
         solver.solve(cs);
         errors.append(&mut solver.errors);
         let app_unique = std::mem::take(&mut solver.app_unique);

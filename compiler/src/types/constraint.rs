@@ -10,6 +10,7 @@ use crate::diag::Span;
 use crate::syntax::ast::{Name, NodeId};
 
 use super::ity::{Dim, PrimSet, Ty};
+use super::poly::write_size;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Constraint {
@@ -26,6 +27,8 @@ pub(crate) enum ArgSize {
     Var(Name),
     /// An integer literal.
     Const(i64),
+    /// Arithmetic on variables and literals (`n+1`): the result's size is that size.
+    Expr(Dim),
     /// Anything else: the size is a fresh existential.
     Other,
 }
@@ -55,8 +58,12 @@ pub(crate) enum SliceSize {
     Whole,
     /// `a[:k]`, `a[0:k]`: a known size.
     Known(Dim),
-    /// Bounds that are constants and variables: the same size as every slice of a dimension
-    /// of the same size with the same bounds (`xs[i:n]` and `ys[i:n]`, `xs[i:]` twice).
+    /// `a[i:j]` (`j` the dimension when absent) with bounds that are sizes (`n-1`, `i+1`): the
+    /// size `j - i`, as in Futhark; the key is for a bound that names a variable whose name is
+    /// bound again in the definition.
+    Span { start: Dim, end: Option<Dim>, key: Option<SliceKey> },
+    /// A stride and bounds that are constants and variables: the same size as every slice of
+    /// a dimension of the same size with the same bounds and stride (`xs[i:n:2]` twice).
     Keyed(SliceKey),
     /// Anything else: a fresh existential.
     Unknown,
@@ -219,11 +226,11 @@ impl Reason {
 
 impl fmt::Display for Dim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Dim::Const(n) => write!(f, "{n}"),
+        write_size(self, f, &mut |a, f| match a {
             Dim::Name(n) => f.write_str(n),
             Dim::Var(v) => write!(f, "?d{v}"),
-        }
+            _ => Ok(()),
+        })
     }
 }
 

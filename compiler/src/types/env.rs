@@ -116,7 +116,7 @@ impl Globals {
         if dims.is_empty() {
             return t;
         }
-        t.map_dims(&mut |d| match d {
+        t.map_dim_atoms(&mut |d| match d {
             Dim::Name(n) => dims.get(n).cloned().unwrap_or_else(|| d.clone()),
             d => d.clone(),
         })

@@ -71,6 +71,10 @@ pub(crate) struct Gen<'g> {
     pub too_deep: bool,
     /// The next `Local::id`.
     next_local: u32,
+    /// How many times each name is bound in the definition: a size names a variable only if
+    /// the variable's name is bound once (types name sizes by their source names, so after
+    /// `let i = i + 1` the two `i`s could not be told apart).
+    pub bound_names: HashMap<Name, u32>,
 }
 
 const ARITH: &[&str] = &["+", "-", "*", "/", "%", "//", "%%", "**"];
@@ -101,12 +105,14 @@ impl<'g> Gen<'g> {
             int_literals: Vec::new(),
             too_deep: false,
             next_local: 0,
+            bound_names: HashMap::new(),
         }
     }
 
     fn push_local(&mut self, mut l: Local) {
         l.id = self.next_local;
         self.next_local += 1;
+        *self.bound_names.entry(l.name.clone()).or_default() += 1;
         self.locals.push(l);
     }
 
@@ -249,7 +255,7 @@ impl<'g> Gen<'g> {
                 // type's payload or a type abbreviation too).
                 let mut fresh: HashMap<Name, Dim> = HashMap::new();
                 let store = &mut self.store;
-                let view = t.map_dims(&mut |d| match d {
+                let view = t.map_dim_atoms(&mut |d| match d {
                     Dim::Name(n) if names.contains(n) => {
                         fresh.entry(n.clone()).or_insert_with(|| store.fresh_dim()).clone()
                     }

@@ -9,6 +9,7 @@ use crate::syntax::ast::{Liftedness, Name, NodeId};
 
 use super::gen::DefTyping;
 use super::ity::{is_invented, Dim, IScheme, Store, TVar, Ty};
+use super::poly::{for_each_atom, is_compound, map_atoms};
 use super::{Scheme, Size, TyVar, Type};
 
 /// The generalised typing of one definition.
@@ -19,9 +20,23 @@ pub(crate) struct Generalised {
     pub quantified: HashMap<TVar, u32>,
 }
 
-/// Names of sizes in parameter positions (free of arrow binders) and in the final result.
-fn size_positions(t: &Ty) -> (Vec<Dim>, Vec<Dim>) {
-    fn free(t: &Ty, bound: &mut Vec<Name>, out: &mut Vec<Dim>) {
+/// Sizes in one kind of position, each with whether it only occurs inside computed sizes.
+type Positions = Vec<(Dim, bool)>;
+
+/// Sizes in parameter positions (free of arrow binders) and in the final result. A computed
+/// size contributes its atoms, each with `true` (a size parameter only a computed size mentions
+/// is not determined by the arguments).
+fn size_positions(t: &Ty) -> (Positions, Positions) {
+    fn push(d: &Dim, inner: bool, bound: &[Name], out: &mut Vec<(Dim, bool)>) {
+        if matches!(d, Dim::Name(n) if bound.contains(n)) {
+            return;
+        }
+        match out.iter_mut().find(|(e, _)| e == d) {
+            Some((_, i)) => *i &= inner,
+            None => out.push((d.clone(), inner)),
+        }
+    }
+    fn free(t: &Ty, bound: &mut Vec<Name>, out: &mut Vec<(Dim, bool)>) {
         match t {
             Ty::Arrow { param, from, to } => {
                 free(from, bound, out);
@@ -31,8 +46,10 @@ fn size_positions(t: &Ty) -> (Vec<Dim>, Vec<Dim>) {
                 bound.truncate(n);
             }
             Ty::Array { dim, elem, .. } => {
-                if !matches!(dim, Dim::Name(n) if bound.contains(n)) && !out.contains(dim) {
-                    out.push(dim.clone());
+                if is_compound(dim) {
+                    for_each_atom(dim, &mut |a| push(a, true, bound, out));
+                } else {
+                    push(dim, false, bound, out);
                 }
                 free(elem, bound, out);
             }
@@ -69,8 +86,17 @@ pub(crate) fn generalise(
     let mut exists = Vec::new();
     // Sizes left open in the parameters become size parameters (named per definition, so the
     // printed type is stable); in the result, existentials.
-    for d in &param_dims {
+    for (d, inner) in &param_dims {
         match store.dim(d) {
+            // Only a size that is a whole dimension of a parameter is known to a call.
+            Dim::Var(_) if *inner => errors.push(
+                Diagnostic::new(
+                    Phase::Size,
+                    typing.name_span,
+                    "a parameter's size is computed from a size that no parameter has as a whole dimension",
+                )
+                .with_hint("give the parameters their types, with size parameters such as `[n]`"),
+            ),
             Dim::Var(v) => {
                 let n = store.fresh_size_param();
                 store.dvars[v as usize].bound = Some(Dim::Name(n.clone()));
@@ -87,11 +113,12 @@ pub(crate) fn generalise(
                 )
                 .with_hint("give the parameter a size parameter, e.g. `[n]`, and use it instead"),
             ),
-            Dim::Const(_) => {}
+            // Atoms of a zonked type are never computed sizes.
+            Dim::Const(_) | Dim::Poly(_) | Dim::Opaque(..) => {}
         }
     }
     let mut escaped = Vec::new();
-    for d in &result_dims {
+    for (d, _) in &result_dims {
         match store.dim(d) {
             Dim::Var(v) => {
                 let n = store.invent("k");
@@ -116,7 +143,7 @@ pub(crate) fn generalise(
                     escaped.push(n)
                 }
             }
-            Dim::Const(_) => {}
+            Dim::Const(_) | Dim::Poly(_) | Dim::Opaque(..) => {}
         }
     }
     // Sizes nobody determined inside the body are existential.
@@ -132,13 +159,9 @@ pub(crate) fn generalise(
         if is_fun {
             exists.push(k.clone());
         }
-        ty = ty.map_dims(&mut |d| {
-            if *d == Dim::Name(n.clone()) {
-                Dim::Name(k.clone())
-            } else {
-                d.clone()
-            }
-        });
+        // A computed size that mentions the name becomes the fresh existential as a whole: it
+        // is a size known only at run time too.
+        ty = ty.map_dims(&mut |d| if d.mentions(&n) { Dim::Name(k.clone()) } else { d.clone() });
     }
 
     // Quantify the rigid type parameters and the type variables left open in the type.
@@ -237,11 +260,7 @@ pub(crate) fn to_type(t: &Ty, q: &HashMap<TVar, u32>) -> Type {
             let mut shape = Vec::new();
             let mut cur = t;
             while let Ty::Array { dim, elem, .. } = cur {
-                shape.push(match dim {
-                    Dim::Const(n) => Size::Const(*n),
-                    Dim::Name(n) => Size::Var(n.clone()),
-                    Dim::Var(v) => Size::Unknown(*v),
-                });
+                shape.push(to_size(dim));
                 cur = elem;
             }
             match to_type(cur, q) {
@@ -268,6 +287,15 @@ pub(crate) fn to_type(t: &Ty, q: &HashMap<TVar, u32>) -> Type {
             to: Box::new(to_type(to, q)),
         },
     }
+}
+
+/// A zonked dimension as a checked size.
+pub(crate) fn to_size(d: &Dim) -> Size {
+    map_atoms(d, &mut |a| match a {
+        Dim::Name(n) => Size::Var(n.clone()),
+        Dim::Var(v) => Size::Unknown(*v),
+        _ => Size::Unknown(u32::MAX),
+    })
 }
 
 /// Convert a table of node types.

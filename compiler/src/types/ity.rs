@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::diag::Span;
 use crate::prim::{FloatType, IntType, PrimType};
-use crate::syntax::ast::{Liftedness, Name};
+use crate::syntax::ast::{Liftedness, Name, SizeOp};
+
+use super::poly::{for_each_atom, map_atoms, write_size, Poly, SizeTerm, View};
 
 /// A type unification variable (an index into [`Store`]).
 pub(crate) type TVar = u32;
@@ -14,13 +16,76 @@ pub(crate) type TVar = u32;
 pub(crate) type DVar = u32;
 
 /// One array dimension.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Dim {
     Const(i64),
     /// A rigid size: a size parameter, an `i64` variable in scope, a named function parameter or an
     /// invented existential.
     Name(Name),
     Var(DVar),
+    /// A size computed from others (`n*m`, `n+1`): a polynomial in normal form (poly.rs), never
+    /// a lone constant or atom. Built only by `poly::arith` and friends.
+    Poly(Box<Poly<Dim>>),
+    /// `a / b`, `a % b` (floor), or a product too large to expand: an atom to the algebra.
+    Opaque(SizeOp, Box<Dim>, Box<Dim>),
+}
+
+impl SizeTerm for Dim {
+    fn constant(c: i64) -> Self {
+        Dim::Const(c)
+    }
+
+    fn poly(p: Poly<Self>) -> Self {
+        Dim::Poly(Box::new(p))
+    }
+
+    fn opaque(op: SizeOp, a: Self, b: Self) -> Self {
+        Dim::Opaque(op, Box::new(a), Box::new(b))
+    }
+
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            Dim::Const(c) => View::Const(*c),
+            Dim::Poly(p) => View::Poly(p),
+            Dim::Opaque(op, a, b) => View::Opaque(*op, a, b),
+            Dim::Name(_) | Dim::Var(_) => View::Atom,
+        }
+    }
+}
+
+impl Dim {
+    /// Does the size name `n` occur in this size?
+    pub fn mentions(&self, n: &str) -> bool {
+        let mut found = false;
+        for_each_atom(self, &mut |a| found |= matches!(a, Dim::Name(m) if m == n));
+        found
+    }
+
+    /// Does the size variable `v` occur in this size (as it is, without following bindings)?
+    pub fn mentions_var(&self, v: DVar) -> bool {
+        let mut found = false;
+        for_each_atom(self, &mut |a| found |= *a == Dim::Var(v));
+        found
+    }
+
+    /// The names in this size, in order, with repetitions.
+    pub fn names(&self) -> Vec<Name> {
+        let mut out = Vec::new();
+        for_each_atom(self, &mut |a| {
+            if let Dim::Name(n) = a {
+                out.push(n.clone())
+            }
+        });
+        out
+    }
+
+    /// The size with the name `from` replaced by `to`.
+    pub fn subst_name(&self, from: &str, to: &Dim) -> Dim {
+        map_atoms(self, &mut |a| match a {
+            Dim::Name(n) if n == from => to.clone(),
+            a => a.clone(),
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -118,10 +183,16 @@ impl Ty {
         }
     }
 
+    /// Rebuild the type with every atom of every dimension (a name or a size variable, also
+    /// inside computed sizes) mapped, and the computed sizes normalised again.
+    pub fn map_dim_atoms(&self, f: &mut dyn FnMut(&Dim) -> Dim) -> Ty {
+        self.map_dims(&mut |d| map_atoms(d, f))
+    }
+
     /// Does a dimension `Name(n)` occur (ignoring shadowing by inner arrow parameters)?
     pub fn mentions(&self, n: &str) -> bool {
         let mut found = false;
-        self.for_each_dim(&mut |d| found |= matches!(d, Dim::Name(m) if m == n));
+        self.for_each_dim(&mut |d| found |= d.mentions(n));
         found
     }
 
@@ -137,12 +208,10 @@ impl Ty {
                     to: b.clone(),
                 }
             }
-            Ty::Arrow { param: Some(p), from: a, to: b }
-                if *to == Dim::Name(p.clone()) && b.mentions(from) =>
-            {
+            Ty::Arrow { param: Some(p), from: a, to: b } if to.mentions(p) && b.mentions(from) => {
                 // The replacement would be captured by this parameter: rename the parameter first.
                 let mut q = format!("{p}'");
-                while b.mentions(&q) || *to == Dim::Name(q.clone()) || q == from {
+                while b.mentions(&q) || to.mentions(&q) || q == from {
                     q.push('\'');
                 }
                 let b = b.subst_name(p, &Dim::Name(q.clone()));
@@ -158,10 +227,7 @@ impl Ty {
                 to: Box::new(b.subst_name(from, to)),
             },
             Ty::Array { dim, elem, unique } => Ty::Array {
-                dim: match dim {
-                    Dim::Name(n) if n == from => to.clone(),
-                    d => d.clone(),
-                },
+                dim: dim.subst_name(from, to),
                 elem: Box::new(elem.subst_name(from, to)),
                 unique: *unique,
             },
@@ -440,7 +506,8 @@ impl Store {
         t
     }
 
-    /// Follow the bindings of a dimension.
+    /// Follow the bindings of a dimension, also inside a computed size (which is then normalised
+    /// again: `n₁ + 1` with `n₁ = m - 1` is `m`).
     pub fn dim(&self, d: &Dim) -> Dim {
         let mut d = d.clone();
         while let Dim::Var(v) = d {
@@ -449,7 +516,13 @@ impl Store {
                 None => break,
             }
         }
-        d
+        match d {
+            Dim::Poly(_) | Dim::Opaque(..) => map_atoms(&d, &mut |a| match a {
+                Dim::Var(_) => self.dim(a),
+                a => a.clone(),
+            }),
+            d => d,
+        }
     }
 
     /// Substitute every binding, deeply.
@@ -531,8 +604,8 @@ impl Store {
         fn walk(t: &Ty, per_app: &mut HashSet<Name>) {
             match t {
                 Ty::Array { dim, elem, .. } => {
-                    if let Dim::Name(n) = dim {
-                        per_app.remove(n);
+                    for n in dim.names() {
+                        per_app.remove(&n);
                     }
                     walk(elem, per_app);
                 }
@@ -553,11 +626,7 @@ impl Store {
     pub fn refresh_per_app(&mut self, t: &Ty) -> Ty {
         let mut renamed: HashMap<Name, Dim> = HashMap::new();
         let mut names = Vec::new();
-        t.for_each_dim(&mut |d| {
-            if let Dim::Name(n) = d {
-                names.push(n.clone());
-            }
-        });
+        t.for_each_dim(&mut |d| names.extend(d.names()));
         for n in names {
             if self.per_app.contains(&n) && !renamed.contains_key(&n) {
                 let why = self
@@ -572,9 +641,11 @@ impl Store {
         if renamed.is_empty() {
             return t.clone();
         }
-        t.map_dims(&mut |d| match d {
-            Dim::Name(n) => renamed.get(n).cloned().unwrap_or_else(|| d.clone()),
-            d => d.clone(),
+        t.map_dims(&mut |d| {
+            map_atoms(d, &mut |a| match a {
+                Dim::Name(n) => renamed.get(n).cloned().unwrap_or_else(|| a.clone()),
+                a => a.clone(),
+            })
         })
     }
 }
@@ -598,7 +669,33 @@ pub(crate) fn show_dim(store: &Store, d: &Dim) -> String {
             Some(DVarInfo { hint: Some(n), .. }) => format!("`{n}`"),
             _ => "unknown".into(),
         },
+        d @ (Dim::Poly(_) | Dim::Opaque(..)) => {
+            let mut out = String::new();
+            write_dim(store, &d, &mut out);
+            format!("`{out}`")
+        }
     }
+}
+
+/// A size as written in a type: an unknown one without a name as nothing (`[]`), or `?` inside
+/// a computed size.
+fn write_dim(store: &Store, d: &Dim, out: &mut String) {
+    use std::fmt::Write;
+    let atom = &mut |a: &Dim, f: &mut dyn std::fmt::Write| match a {
+        Dim::Name(n) => f.write_str(n),
+        Dim::Var(v) => match store.dvars.get(*v as usize) {
+            Some(DVarInfo { hint: Some(n), .. }) => f.write_str(n),
+            _ => f.write_str("?"),
+        },
+        _ => Ok(()),
+    };
+    let _ = match d {
+        Dim::Var(v) => match store.dvars.get(*v as usize) {
+            Some(DVarInfo { hint: Some(n), .. }) => out.write_str(n),
+            _ => Ok(()),
+        },
+        d => write_size(d, out, atom),
+    };
 }
 
 fn write_ty(store: &Store, t: &Ty, out: &mut String, paren_arrow: bool) {
@@ -616,15 +713,7 @@ fn write_ty(store: &Store, t: &Ty, out: &mut String, paren_arrow: bool) {
                 out.push('*');
             }
             out.push('[');
-            match dim {
-                Dim::Const(n) => out.push_str(&n.to_string()),
-                Dim::Name(n) => out.push_str(n),
-                Dim::Var(v) => {
-                    if let Some(DVarInfo { hint: Some(n), .. }) = store.dvars.get(*v as usize) {
-                        out.push_str(n)
-                    }
-                }
-            }
+            write_dim(store, dim, out);
             out.push(']');
             write_ty(store, elem, out, true);
         }

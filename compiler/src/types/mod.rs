@@ -46,6 +46,7 @@ mod gen;
 mod generalise;
 pub mod ilp;
 mod ity;
+pub mod poly;
 mod prelude;
 pub mod print;
 mod restrict;

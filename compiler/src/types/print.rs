@@ -65,10 +65,8 @@ pub(crate) fn show_scheme(s: &Scheme, names: &[Name]) -> String {
 fn count_sizes<'t>(t: &'t Type, counts: &mut std::collections::HashMap<&'t str, usize>) {
     match t {
         Type::Array { shape, elem, .. } => {
-            for d in shape {
-                if let Size::Var(n) = d {
-                    *counts.entry(n.as_str()).or_default() += 1;
-                }
+            for n in shape.iter().flat_map(Size::names) {
+                *counts.entry(n.as_str()).or_default() += 1;
             }
             count_sizes(elem, counts);
         }
@@ -108,6 +106,7 @@ fn write(t: &Type, names: &[Name], anon: &[Name], out: &mut String, atom: bool) 
                     Size::Var(n) if anon.contains(n) => out.push_str("[]"),
                     Size::Var(n) => out.push_str(&format!("[{n}]")),
                     Size::Unknown(_) => out.push_str("[]"),
+                    d => out.push_str(&format!("[{d}]")),
                 }
             }
             write(elem, names, anon, out, true);

@@ -6,12 +6,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::diag::{Diagnostic, Phase, Span};
 use crate::prim::PrimType;
-use crate::syntax::ast::NodeId;
+use crate::syntax::ast::{Name, NodeId, SizeOp};
 
 use super::constraint::{
     ApplyInfo, ArgSize, Constraint, IndexDim, Kind, Reason, SliceKey, SliceSize,
 };
 use super::ity::{is_invented, show, show_dim, Dim, Store, Ty};
+use super::poly::arith;
 use super::unify::{Mismatch, Mode};
 
 pub(crate) struct Solver<'s> {
@@ -28,6 +29,9 @@ pub(crate) struct Solver<'s> {
     late: Vec<(Span, &'static str, Ty)>,
     /// The size of each keyed slice of a dimension (`SliceSize::Keyed`).
     slices: HashMap<(Dim, SliceKey), Dim>,
+    /// Names bound more than once in the definition: a size computed from one of them
+    /// (`xs[i:]`, `iota (i+1)`) could mean either binding, so it is not computed from it.
+    pub rebound: std::collections::HashSet<Name>,
 }
 
 enum Step {
@@ -46,6 +50,7 @@ impl<'s> Solver<'s> {
             spines: HashMap::new(),
             late: Vec::new(),
             slices: HashMap::new(),
+            rebound: Default::default(),
         }
     }
 
@@ -157,11 +162,27 @@ impl<'s> Solver<'s> {
                 let mut t = self.store.zonk(ty);
                 for n in names {
                     if t.mentions(n) {
-                        let k = self.store.existential(
-                            format!("the size `{n}`, which is not in scope outside its definition"),
-                            c.span,
-                        );
-                        t = t.subst_name(n, &k);
+                        // The name itself, and each size computed from it, becomes a size
+                        // known only at run time (one per distinct size).
+                        let mut fresh: HashMap<Dim, Dim> = HashMap::new();
+                        let store = &mut *self.store;
+                        t = t.map_dims(&mut |d| {
+                            if !d.mentions(n) {
+                                return d.clone();
+                            }
+                            let why = match d {
+                                Dim::Name(_) => format!(
+                                    "the size `{n}`, which is not in scope outside its definition"
+                                ),
+                                _ => format!(
+                                    "a size computed from `{n}`, which is not in scope outside its definition"
+                                ),
+                            };
+                            fresh
+                                .entry(d.clone())
+                                .or_insert_with(|| store.existential(why, c.span))
+                                .clone()
+                        });
                     }
                 }
                 let _ = self.store.unify(result, &t, Mode::default());
@@ -315,7 +336,8 @@ impl<'s> Solver<'s> {
                     let d = match &info.arg_size {
                         ArgSize::Var(x) => Dim::Name(x.clone()),
                         ArgSize::Const(k) => Dim::Const(*k),
-                        ArgSize::Other => self.store.existential(
+                        ArgSize::Expr(d) if !self.mentions_rebound(d) => d.clone(),
+                        ArgSize::Other | ArgSize::Expr(_) => self.store.existential(
                             "a size given by an argument that is not a variable",
                             info.arg_span,
                         ),
@@ -401,19 +423,17 @@ impl<'s> Solver<'s> {
                 IndexDim::Slice(s) => out_dims.push(match s {
                     SliceSize::Whole => dim,
                     SliceSize::Known(d) => d.clone(),
-                    SliceSize::Keyed(key) => {
-                        // One dimension (a size not yet inferred is one too) with the same
-                        // bounds: the same size at run time.
-                        let k = (self.store.dim(&dim), key.clone());
-                        match self.slices.get(&k) {
-                            Some(s) => s.clone(),
-                            None => {
-                                let s = self.store.existential("the size of this slice", c.span);
-                                self.slices.insert(k, s.clone());
-                                s
-                            }
-                        }
+                    SliceSize::Span { start, end, .. }
+                        if !self.mentions_rebound(start)
+                            && !end.as_ref().is_some_and(|e| self.mentions_rebound(e)) =>
+                    {
+                        arith(SizeOp::Sub, end.as_ref().unwrap_or(&dim), start)
                     }
+                    SliceSize::Span { key: Some(key), .. } => self.keyed_slice(&dim, key, c.span),
+                    SliceSize::Span { key: None, .. } => {
+                        self.store.existential("the size of this slice", c.span)
+                    }
+                    SliceSize::Keyed(key) => self.keyed_slice(&dim, key, c.span),
                     SliceSize::Unknown => self.store.existential("the size of this slice", c.span),
                 }),
             }
@@ -597,6 +617,24 @@ impl<'s> Solver<'s> {
     }
 
     /// A type in a message: "`bool`", or "a floating-point type" for an undetermined literal.
+    /// One dimension (a size not yet inferred is one too) sliced with the same bounds: the
+    /// same size at run time.
+    fn keyed_slice(&mut self, dim: &Dim, key: &SliceKey, span: Span) -> Dim {
+        let k = (self.store.dim(dim), key.clone());
+        match self.slices.get(&k) {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.store.existential("the size of this slice", span);
+                self.slices.insert(k, s.clone());
+                s
+            }
+        }
+    }
+
+    fn mentions_rebound(&self, d: &Dim) -> bool {
+        d.names().iter().any(|n| self.rebound.contains(n))
+    }
+
     fn show_found(&self, t: &Ty) -> String {
         if let Ty::Var(v) = self.store.resolve(t) {
             let info = self.store.tvar(v);
@@ -610,14 +648,14 @@ impl<'s> Solver<'s> {
     /// Explain invented sizes ("`k₁` is the size of the result of `filter`").
     fn size_hints(&self, mut d: Diagnostic, dims: &[Dim]) -> Diagnostic {
         let mut any = false;
-        for dim in dims {
-            if let Dim::Name(n) = self.store.dim(dim) {
-                if is_invented(&n) {
-                    any = true;
-                    if let Some((why, _)) = self.store.invented.get(&n) {
-                        d = d.with_hint(format!("`{n}` is {why}, known only at run time"));
-                    }
+        let mut seen = Vec::new();
+        for n in dims.iter().flat_map(|dim| self.store.dim(dim).names()) {
+            if is_invented(&n) && !seen.contains(&n) {
+                any = true;
+                if let Some((why, _)) = self.store.invented.get(&n) {
+                    d = d.with_hint(format!("`{n}` is {why}, known only at run time"));
                 }
+                seen.push(n);
             }
         }
         if any {

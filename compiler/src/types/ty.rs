@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::prim::PrimType;
-use crate::syntax::ast::{Liftedness, Name};
+use crate::syntax::ast::{Liftedness, Name, SizeOp};
+
+use super::poly::{is_compound, write_size, Poly, SizeTerm, View};
 
 /// A type variable: a unification variable during inference, or a quantified variable of a
 /// top-level definition's [`Scheme`] afterwards.
@@ -21,6 +23,60 @@ pub enum Size {
     Var(Name),
     /// A size unification variable (only during inference).
     Unknown(u32),
+    /// A size computed from others (`n*m`, `n+1`): a polynomial in normal form over the sizes
+    /// above and `Opaque` ones (see `poly.rs`), never a lone constant or atom.
+    Poly(Box<Poly<Size>>),
+    /// `a / b`, `a % b` (floor), or a product too large to expand.
+    Opaque(SizeOp, Box<Size>, Box<Size>),
+}
+
+impl SizeTerm for Size {
+    fn constant(c: i64) -> Self {
+        Size::Const(c)
+    }
+
+    fn poly(p: Poly<Self>) -> Self {
+        Size::Poly(Box::new(p))
+    }
+
+    fn opaque(op: SizeOp, a: Self, b: Self) -> Self {
+        Size::Opaque(op, Box::new(a), Box::new(b))
+    }
+
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            Size::Const(c) => View::Const(*c),
+            Size::Poly(p) => View::Poly(p),
+            Size::Opaque(op, a, b) => View::Opaque(*op, a, b),
+            Size::Var(_) | Size::Unknown(_) => View::Atom,
+        }
+    }
+}
+
+impl Size {
+    /// The names this size is computed from (itself, for a name), in order, with repetitions.
+    pub fn names(&self) -> Vec<&Name> {
+        let mut out = Vec::new();
+        collect_names(self, &mut out);
+        out
+    }
+
+    /// Is this size computed from others (`n*m`, `n+1`)?
+    pub fn is_computed(&self) -> bool {
+        is_compound(self)
+    }
+}
+
+fn collect_names<'a>(s: &'a Size, out: &mut Vec<&'a Name>) {
+    match s {
+        Size::Var(n) => out.push(n),
+        Size::Poly(p) => p.atoms().for_each(|a| collect_names(a, out)),
+        Size::Opaque(_, a, b) => {
+            collect_names(a, out);
+            collect_names(b, out);
+        }
+        Size::Const(_) | Size::Unknown(_) => {}
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -83,11 +139,11 @@ impl Type {
 
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Size::Const(n) => write!(f, "{n}"),
+        write_size(self, f, &mut |a, f| match a {
             Size::Var(v) => f.write_str(v),
             Size::Unknown(u) => write!(f, "?{u}"),
-        }
+            _ => Ok(()),
+        })
     }
 }
 

@@ -9,6 +9,7 @@ use crate::prim::PrimType;
 use crate::syntax::ast::{Name, SizeExp, SizeExpKind, TypeArg, TypeExp, TypeExpKind, TypeParam};
 
 use super::ity::{Dim, Store, Ty};
+use super::poly::arith;
 
 /// A type abbreviation `type t [n] 'a = ...`.
 #[derive(Clone, Debug)]
@@ -93,6 +94,10 @@ impl<'a> Conv<'a> {
         match &s.kind {
             SizeExpKind::Any => self.any_dim("an unknown size `[]`", s.span),
             SizeExpKind::Const(n) => Dim::Const(*n),
+            SizeExpKind::Bin(op, a, b) => {
+                let (a, b) = (self.size(a), self.size(b));
+                arith(*op, &a, &b)
+            }
             SizeExpKind::Var(n) => match self.sizes.get(n) {
                 Some(d) => d.clone(),
                 None => {
@@ -279,11 +284,11 @@ impl<'a> Conv<'a> {
 pub(crate) fn free_size_names(te: &TypeExp, out: &mut Vec<(Name, crate::Span)>) {
     fn go(te: &TypeExp, bound: &mut Vec<Name>, out: &mut Vec<(Name, crate::Span)>) {
         let size = |s: &SizeExp, bound: &Vec<Name>, out: &mut Vec<(Name, crate::Span)>| {
-            if let SizeExpKind::Var(n) = &s.kind {
+            s.for_each_name(&mut |n, span| {
                 if !bound.contains(n) && !out.iter().any(|(m, _)| m == n) {
-                    out.push((n.clone(), s.span));
+                    out.push((n.clone(), span));
                 }
-            }
+            })
         };
         match &te.kind {
             TypeExpKind::Prim(_) => {}

@@ -3,7 +3,8 @@
 
 use crate::syntax::ast::{Liftedness, Name};
 
-use super::ity::{Dim, PrimSet, Store, TVar, Ty};
+use super::ity::{DVar, Dim, PrimSet, Store, TVar, Ty};
+use super::poly::{for_each_atom, from_poly, is_compound, to_poly, Poly};
 
 /// Why two types do not unify. The solver turns this into a diagnostic with the constraint's span.
 #[derive(Clone, Debug)]
@@ -27,6 +28,32 @@ pub(crate) struct Mode<'a> {
     pub ignore_dims: bool,
     /// Sizes named here (in either type) match anything (`let [n] p = e`).
     pub wild: &'a [Name],
+}
+
+/// `a = b` for sizes in normal form that differ, at least one computed: the one binding that
+/// makes them equal when their difference has a single size variable, alone in a term of
+/// coefficient ±1 (`n₁ + 1 = m` gives `n₁ = m - 1`); otherwise nothing (the sizes differ, or
+/// too little is known yet to tell).
+fn solve_for_one(a: &Dim, b: &Dim) -> Option<(DVar, Dim)> {
+    let diff = to_poly(a).sub(&to_poly(b));
+    let mut var = None;
+    for (m, c) in diff.terms() {
+        let mut has_var = false;
+        for x in m {
+            for_each_atom(x, &mut |y| has_var |= matches!(y, Dim::Var(_)));
+        }
+        if !has_var {
+            continue;
+        }
+        match (m.as_slice(), var) {
+            ([Dim::Var(v)], None) if *c == 1 || *c == -1 => var = Some((*v, *c)),
+            _ => return None,
+        }
+    }
+    let (v, c) = var?;
+    // c·v + rest = 0, so v = -c·rest (c = ±1).
+    let rest = diff.sub(&Poly::atom(Dim::Var(v)).scale(c));
+    Some((v, from_poly(rest.scale(-c))))
 }
 
 impl Store {
@@ -128,13 +155,26 @@ impl Store {
         if d1 == d2 || wild(&d1) || wild(&d2) {
             return Ok(());
         }
+        let mismatch = || Mismatch::Size { expected: d1.clone(), found: d2.clone(), outer };
         match (&d1, &d2) {
             (Dim::Var(v), d) | (d, Dim::Var(v)) => {
+                if d.mentions_var(*v) {
+                    // `n = n + 1` has no solution.
+                    return Err(mismatch());
+                }
                 self.dvars[*v as usize].bound = Some(d.clone());
                 self.binds += 1;
                 Ok(())
             }
-            _ => Err(Mismatch::Size { expected: d1, found: d2, outer }),
+            _ if is_compound(&d1) || is_compound(&d2) => match solve_for_one(&d1, &d2) {
+                Some((v, d)) => {
+                    self.dvars[v as usize].bound = Some(d);
+                    self.binds += 1;
+                    Ok(())
+                }
+                None => Err(mismatch()),
+            },
+            _ => Err(mismatch()),
         }
     }
 

@@ -312,9 +312,13 @@ fn mentions(s: &HostStm, v: Var) -> bool {
             atom(w) || passes.iter().chain(staged.iter().flatten()).any(disp)
         }
         HostStm::ReadElem { arr, idx, .. } => *arr == v || idx.iter().any(atom),
-        HostStm::Reshape { arr, .. } | HostStm::Alias { arr, .. } | HostStm::Copy { arr, .. } => {
+        // The new shape is the pattern's type (a size computed just before it may have no other
+        // use).
+        HostStm::Reshape { pat, arr, .. } | HostStm::Copy { pat, arr, .. } => {
             *arr == v
+                || matches!(&pat.ty, ir::Type::Array { shape, .. } if shape.contains(&ir::Dim::Var(v)))
         }
+        HostStm::Alias { arr, .. } => *arr == v,
         HostStm::UpdateElem { arr, idx, value, .. } => {
             *arr == v || idx.iter().any(atom) || atom(value)
         }

@@ -74,7 +74,7 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => Dim::Const(0),
             },
-            DimName::Anon => Dim::Const(0),
+            DimName::Computed(_) | DimName::Anon => Dim::Const(0),
         }
     }
 

@@ -406,10 +406,24 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The `k` leading sizes of the result of a function used at type `ty` whose result sizes
+    /// only its context fixes (`rep`, `unflatten`), as the `i64` values they have in `env`
+    /// (computed ones computed); `None` if one is not known there.
+    fn result_sizes(&mut self, ty: &SType, k: usize, env: &Env<'a>) -> Option<Vec<SVal<'a>>> {
+        let SType::Arrow { to, .. } = ty else { return None };
+        let SType::Array { shape, .. } = &**to else { return None };
+        let i64t = Type::Prim(PrimType::Int(crate::prim::IntType::I64));
+        let mut dims = Vec::new();
+        for d in shape.iter().take(k) {
+            dims.push(SVal::Leaf(self.eval_size(d, env)?, i64t.clone()));
+        }
+        (dims.len() == k).then_some(dims)
+    }
+
     /// `rep`: `replicate` with the size the checker inferred from the context, which must be a
     /// size in scope here (a size parameter, an `i64` variable) or a constant.
     fn rep(&mut self, ty: &SType, env: &Env<'a>, span: Span) -> LResult<SVal<'a>> {
-        let Some(n) = result_sizes(ty, 1, env) else {
+        let Some(n) = self.result_sizes(ty, 1, env) else {
             return Err(unsupported(
                 span,
                 "the size of this replicate is not known here (write `replicate n e`)",
@@ -430,7 +444,7 @@ impl<'a> Lowerer<'a> {
         env: &Env<'a>,
         span: Span,
     ) -> LResult<SVal<'a>> {
-        let Some(dims) = result_sizes(ty, k, env) else {
+        let Some(dims) = self.result_sizes(ty, k, env) else {
             return Err(unsupported(
                 span,
                 "the sizes of this `unflatten`'s result are not known here (give them with a type, \
@@ -604,29 +618,4 @@ fn unflatten_rank(name: &str) -> Option<usize> {
         "unflatten_4d" => Some(4),
         _ => None,
     }
-}
-
-/// The `k` leading sizes of the result of a function used at type `ty` whose result sizes only
-/// its context fixes (`rep`, `unflatten`), as the `i64` values they have in `env`; `None` if
-/// one is not known there.
-fn result_sizes<'a>(ty: &SType, k: usize, env: &Env<'a>) -> Option<Vec<SVal<'a>>> {
-    let SType::Arrow { to, .. } = ty else { return None };
-    let SType::Array { shape, .. } = &**to else { return None };
-    let i64t = Type::Prim(PrimType::Int(crate::prim::IntType::I64));
-    let dims: Vec<SVal<'a>> = shape
-        .iter()
-        .take(k)
-        .map_while(|d| {
-            let a = match d {
-                crate::types::Size::Const(c) => super::builder::i64c(*c),
-                crate::types::Size::Var(n) => match env.lookup(n) {
-                    Some(SVal::Leaf(a, t)) if *t == i64t => *a,
-                    _ => return None,
-                },
-                _ => return None,
-            };
-            Some(SVal::Leaf(a, i64t.clone()))
-        })
-        .collect();
-    (dims.len() == k).then_some(dims)
 }

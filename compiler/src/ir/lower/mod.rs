@@ -117,6 +117,9 @@ enum DimSrc {
 pub(crate) enum DimName {
     Named(String),
     Const(i64),
+    /// A size computed from named ones (`[n*m]`): checked where a value meets it, once the names
+    /// are in scope, and never bound.
+    Computed(Size),
     Anon,
 }
 
@@ -442,7 +445,8 @@ impl<'a> Lowerer<'a> {
                             });
                             DimSrc::Slot(s)
                         }
-                        DimName::Anon => {
+                        // The checker saw that the arguments of a call have these sizes.
+                        DimName::Computed(_) | DimName::Anon => {
                             slots.push(("d".into(), None));
                             DimSrc::Slot(slots.len() - 1)
                         }
@@ -669,15 +673,19 @@ impl<'a> Lowerer<'a> {
         // Sizes named alike must agree: the first parameter binds a size, later ones are checked
         // (and reshaped, so later code sees one size variable).
         let mut vals = vals.into_iter();
+        let mut computed = Vec::new();
         for (p, (t, _)) in v.params.iter().zip(ptys) {
             let val = vals.next().ok_or_else(|| internal(v.span, "entry parameters"))?;
-            let (val, env2) = self.check_sizes(
-                t,
-                val,
-                &env,
-                &format!("argument `{}`", pat::simple_var(p).unwrap_or("_")),
-            )?;
+            let what = format!("argument `{}`", pat::simple_var(p).unwrap_or("_"));
+            if has_computed_size(t) {
+                computed.push((*t, val.clone(), what.clone()));
+            }
+            let (val, env2) = self.check_sizes(t, val, &env, &what)?;
             env = self.bind_pat(p, val, &env2)?;
+        }
+        // Computed sizes (`[n*m]`) again, now that every parameter has named its sizes.
+        for (t, val, what) in computed {
+            self.check_sizes(t, val, &env, &what)?;
         }
         let mut result = self.expr(&v.body, &env)?;
         // The further arguments of a function result.
@@ -688,6 +696,19 @@ impl<'a> Lowerer<'a> {
             result = self.apply_val(result, val, v.span)?;
         }
         Ok((params, result))
+    }
+}
+
+/// Does the type have a size computed from others (`[n*m]`) outside function types?
+fn has_computed_size(t: &SType) -> bool {
+    match t {
+        SType::Array { shape, elem, .. } => {
+            shape.iter().any(Size::is_computed) || has_computed_size(elem)
+        }
+        SType::Tuple(ts) => ts.iter().any(has_computed_size),
+        SType::Record(fs) => fs.values().any(has_computed_size),
+        SType::Sum(cs) => cs.values().flatten().any(has_computed_size),
+        SType::Prim(_) | SType::Var(_) | SType::Arrow { .. } => false,
     }
 }
 
@@ -744,6 +765,9 @@ fn entry_display(shape: &[Size], elem: PrimType, unique: bool) -> String {
         match s {
             Size::Var(n) if is_source_name(n) => out.push_str(&format!("[{n}]")),
             Size::Const(c) => out.push_str(&format!("[{c}]")),
+            s if s.is_computed() && s.names().iter().all(|n| is_source_name(n)) => {
+                out.push_str(&format!("[{s}]"))
+            }
             _ => out.push_str("[]"),
         }
     }

@@ -4,9 +4,9 @@
 use super::builder::{self, array_ty, atom_dim, dim_atom, i64t, shape};
 use super::sval::{Env, SVal};
 use super::{internal, unsupported, DimName, LResult, Lowerer};
-use crate::ir::{Atom, CmpOp, Dim, Exp, Type};
+use crate::ir::{Atom, BinOp, CmpOp, Dim, Exp, Type};
 use crate::prim::{IntType, PrimType};
-use crate::syntax::ast::{Pat, PatKind};
+use crate::syntax::ast::{Pat, PatKind, SizeOp};
 use crate::types::{Size, Type as SType};
 
 /// The variable a parameter pattern binds, if it is one (possibly ascribed).
@@ -61,6 +61,7 @@ fn size_name(s: &Size) -> DimName {
         Size::Var(n) => DimName::Named(n.clone()),
         Size::Const(c) => DimName::Const(*c),
         Size::Unknown(_) => DimName::Anon,
+        s @ (Size::Poly(_) | Size::Opaque(..)) => DimName::Computed(s.clone()),
     }
 }
 
@@ -226,27 +227,54 @@ impl<'a> Lowerer<'a> {
             return Ok((val, env.clone()));
         }
         let mut env = env.clone();
+        // Names not yet in scope are bound first (to the first dimension they name), so a size
+        // computed from them (`[n*m]`) can be checked wherever it is in the value.
+        let mut fresh: Vec<String> = Vec::new();
+        for ((_, t), (_, names)) in leaves.iter().zip(&shapes) {
+            for (d, name) in shape(t).iter().zip(names) {
+                if let DimName::Named(n) = name {
+                    if env.lookup(n).is_none() {
+                        env = env.bind(n, SVal::Leaf(dim_atom(*d), i64t()));
+                        fresh.push(n.clone());
+                    }
+                }
+            }
+        }
         let mut new_leaves = Vec::new();
         for ((a, t), (_, names)) in leaves.into_iter().zip(shapes) {
             let actual = shape(&t).to_vec();
             let mut want = actual.clone();
             let mut named_vals: Vec<(String, Atom)> = Vec::new();
-            for (i, (d, name)) in actual.iter().zip(&names).enumerate() {
+            for (i, name) in names.iter().enumerate().take(actual.len()) {
                 match name {
-                    DimName::Named(n) => match env.lookup(n) {
-                        Some(SVal::Leaf(x, Type::Prim(PrimType::Int(IntType::I64)))) => {
+                    DimName::Named(n) => {
+                        if let Some(SVal::Leaf(x, Type::Prim(PrimType::Int(IntType::I64)))) =
+                            env.lookup(n)
+                        {
                             if let Some(e) = atom_dim(*x) {
-                                if super::is_source_name(n) {
+                                // Where this value names a size first, it is this dimension.
+                                let binding = fresh.contains(n) && e == actual[i];
+                                if super::is_source_name(n) && !binding {
                                     named_vals.push((n.clone(), *x));
                                 }
                                 want[i] = e;
                             }
                         }
-                        Some(_) => {}
-                        None => {
-                            env = env.bind(n, SVal::Leaf(dim_atom(*d), i64t()));
+                    }
+                    DimName::Computed(size) => {
+                        if let Some(x) = self.eval_size(size, &env) {
+                            if let Some(e) = atom_dim(x) {
+                                for n in size.names() {
+                                    if let (true, Some(SVal::Leaf(v, _))) =
+                                        (super::is_source_name(n), env.lookup(n))
+                                    {
+                                        named_vals.push((n.clone(), *v));
+                                    }
+                                }
+                                want[i] = e;
+                            }
                         }
-                    },
+                    }
                     DimName::Const(c) => want[i] = Dim::Const(*c),
                     DimName::Anon => {}
                 }
@@ -266,7 +294,12 @@ impl<'a> Lowerer<'a> {
             } else {
                 let mut msg =
                     format!("size mismatch: {what} of shape {holes} does not match `{inst}`");
-                named_vals.dedup_by(|x, y| x.0 == y.0);
+                let mut seen = Vec::new();
+                named_vals.retain(|(n, _)| {
+                    let new = !seen.contains(n);
+                    seen.push(n.clone());
+                    new
+                });
                 for (k, (n, x)) in named_vals.iter().enumerate() {
                     msg.push_str(if k == 0 { " with " } else { ", " });
                     msg.push_str(&format!("{n} = {{}}"));
@@ -282,6 +315,43 @@ impl<'a> Lowerer<'a> {
             .rebuild(&mut new_leaves.into_iter())
             .ok_or_else(|| internal(self.b.span, "value shape"))?;
         Ok((val, env))
+    }
+
+    /// The value of a size computed from others, as `i64` arithmetic on the sizes in scope;
+    /// `None` if one of them is not in scope.
+    pub(crate) fn eval_size(&mut self, s: &Size, env: &Env<'a>) -> Option<Atom> {
+        let i64 = PrimType::Int(IntType::I64);
+        match s {
+            Size::Const(c) => Some(builder::i64c(*c)),
+            Size::Var(n) => match env.lookup(n) {
+                Some(SVal::Leaf(x, Type::Prim(PrimType::Int(IntType::I64)))) => Some(*x),
+                _ => None,
+            },
+            Size::Unknown(_) => None,
+            Size::Poly(p) => {
+                let mut sum = builder::i64c(0);
+                for (m, c) in p.terms() {
+                    let mut term = builder::i64c(*c);
+                    for factor in m {
+                        let x = self.eval_size(factor, env)?;
+                        term = self.b.binop(BinOp::Mul, i64, term, x);
+                    }
+                    sum = self.b.binop(BinOp::Add, i64, sum, term);
+                }
+                Some(sum)
+            }
+            Size::Opaque(op, a, b) => {
+                let (x, y) = (self.eval_size(a, env)?, self.eval_size(b, env)?);
+                let op = match op {
+                    SizeOp::Add => BinOp::Add,
+                    SizeOp::Sub => BinOp::Sub,
+                    SizeOp::Mul => BinOp::Mul,
+                    SizeOp::Div => BinOp::Div,
+                    SizeOp::Mod => BinOp::Mod,
+                };
+                Some(self.b.binop(op, i64, x, y))
+            }
+        }
     }
 
     /// `a: from` as a value of type `to` (same rank and element type): checks that the dims that

@@ -344,7 +344,7 @@ fn expected_then() {
 #[test]
 fn several_errors_are_reported_from_one_file() {
     let src =
-        "def a = 1 +\ndef b = (1, 2\ndef c = 3\nentry d = let x = 1\ntype t = [n+1]i32\ndef e = )";
+        "def a = 1 +\ndef b = (1, 2\ndef c = 3\nentry d = let x = 1\ntype t = [f n]i32\ndef e = )";
     let ds = errors(src);
     let msgs: Vec<&str> = ds.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(
@@ -353,7 +353,7 @@ fn several_errors_are_reported_from_one_file() {
             "expected an expression, found `def`",
             "expected `,` or `)`, found `def`",
             "expected `in`, found `type`",
-            "unsupported: size expressions other than a name or an integer constant",
+            "unsupported: size expressions other than names, integer constants and `+ - * / %`",
             "expected an expression, found `)`",
         ]
     );
@@ -411,12 +411,31 @@ fn unsupported_forms_say_so() {
         ("def (+) x y = x", "unsupported: redefining the built-in operator `+`"),
         ("def f = \"s\"", "unsupported: string literals"),
         (
-            "def f (x: [n*2]i32) = x",
-            "unsupported: size expressions other than a name or an integer constant",
+            "def f (x: [i64.max n 2]i32) = x",
+            "unsupported: size expressions other than names, integer constants and `+ - * / %`",
+        ),
+        (
+            "def f (x: [n+]i32) = x",
+            "unsupported: size expressions other than names, integer constants and `+ - * / %`",
         ),
     ] {
         let ds = errors(src);
         assert_eq!(ds[0].message, msg, "{src}");
+    }
+}
+
+#[test]
+fn size_expressions_parse_with_precedence_and_print_back() {
+    for (src, printed) in [
+        ("def f (x: [n*m+1]i32) = x", "[n*m+1]i32"),
+        ("def f (x: [(n+1)*2]i32) = x", "[(n+1)*2]i32"),
+        ("def f (x: [n-(m-1)]i32) = x", "[n-(m-1)]i32"),
+        ("def f (x: [n/2%3]i32) = x", "[n/2%3]i32"),
+        ("def f (x: [2*n-1]i32) = x", "[2*n-1]i32"),
+    ] {
+        let p = parse(src).unwrap_or_else(|e| panic!("{src}: {e:?}"));
+        let out = crate::syntax::printer::print_program(&p);
+        assert!(out.contains(printed), "{src} printed as {out}");
     }
 }
 

@@ -198,28 +198,25 @@ impl Parser<'_> {
         Ok(TypeExp { kind, span: self.span_from(start) })
     }
 
-    /// `[n]`, `[3]` or `[]`. Other size expressions are reported as unsupported (and read as `[]`).
+    /// `[n]`, `[3]`, `[]`, or a size computed from others with `+ - * / %` and parentheses
+    /// (`[n*m]`, `[(n+1)/2]`). Other size expressions (calls, `if`) are reported as unsupported
+    /// (and read as `[]`).
     pub(super) fn size_exp(&mut self) -> PResult<SizeExp> {
         let start = self.bump();
-        let kind = match self.tok().clone() {
-            Tok::RBracket => SizeExpKind::Any,
-            Tok::Ident(n) if *self.tok_at(1) == Tok::RBracket => {
-                self.bump();
-                SizeExpKind::Var(n)
-            }
-            Tok::Int { value, suffix: None | Some(crate::prim::IntType::I64), .. }
-                if *self.tok_at(1) == Tok::RBracket =>
-            {
-                self.bump();
-                SizeExpKind::Const(value as i64)
-            }
+        if *self.tok() == Tok::RBracket {
+            self.bump();
+            return Ok(SizeExp { kind: SizeExpKind::Any, span: self.span_from(start) });
+        }
+        let parsed = self.size_sum(0)?;
+        let kind = match parsed {
+            Some(e) if *self.tok() == Tok::RBracket => e.kind,
             _ => {
                 let d = Diagnostic::parse(
                     self.span(),
-                    "unsupported: size expressions other than a name or an integer constant",
+                    "unsupported: size expressions other than names, integer constants and `+ - * / %`",
                 )
-                .with_label("only `[n]`, `[3]` or `[]` can appear here")
-                .with_hint("use `[]` (an unknown size) and, where needed, a coercion `:>`");
+                .with_label("a size here is built from size names and constants")
+                .with_hint("bind the size to a name with `let`, or use `[]` (an unknown size) and, where needed, a coercion `:>`");
                 self.diags.push(d);
                 self.skip_to_rbracket();
                 SizeExpKind::Any
@@ -227,6 +224,63 @@ impl Parser<'_> {
         };
         self.expect(Tok::RBracket, "`]`")?;
         Ok(SizeExp { kind, span: self.span_from(start) })
+    }
+
+    /// The operators of size expressions, with their precedence (as in expressions).
+    fn size_op(&self) -> Option<SizeOp> {
+        match self.tok() {
+            Tok::Op(o) => match o.as_str() {
+                "+" => Some(SizeOp::Add),
+                "-" => Some(SizeOp::Sub),
+                "*" => Some(SizeOp::Mul),
+                "/" => Some(SizeOp::Div),
+                "%" => Some(SizeOp::Mod),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Operands and operators binding tighter than `min` (left-associative); `None` where what
+    /// follows is not a size expression (the caller reports it and skips to `]`).
+    fn size_sum(&mut self, min: u8) -> PResult<Option<SizeExp>> {
+        let start = self.span();
+        let Some(mut lhs) = self.size_atom()? else { return Ok(None) };
+        while let Some(op) = self.size_op().filter(|op| op.prec() > min) {
+            self.bump();
+            let Some(rhs) = self.size_sum(op.prec())? else { return Ok(None) };
+            let kind = SizeExpKind::Bin(op, Box::new(lhs), Box::new(rhs));
+            lhs = SizeExp { kind, span: self.span_from(start) };
+        }
+        Ok(Some(lhs))
+    }
+
+    fn size_atom(&mut self) -> PResult<Option<SizeExp>> {
+        let start = self.span();
+        let kind = match self.tok().clone() {
+            Tok::Ident(n) => SizeExpKind::Var(n),
+            Tok::Int { value, suffix: None | Some(crate::prim::IntType::I64), .. } => {
+                match i64::try_from(value) {
+                    Ok(v) => SizeExpKind::Const(v),
+                    Err(_) => return Ok(None),
+                }
+            }
+            Tok::LParen => {
+                self.bump();
+                self.enter()?;
+                let e = self.size_sum(0);
+                self.leave();
+                let Some(e) = e? else { return Ok(None) };
+                if *self.tok() != Tok::RParen {
+                    return Ok(None);
+                }
+                self.bump();
+                return Ok(Some(SizeExp { kind: e.kind, span: self.span_from(start) }));
+            }
+            _ => return Ok(None),
+        };
+        self.bump();
+        Ok(Some(SizeExp { kind, span: start }))
     }
 
     /// Skip to the `]` closing the current bracket (not consuming it).

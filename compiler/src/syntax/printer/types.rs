@@ -47,12 +47,30 @@ impl Printer {
 
     fn size(&mut self, d: &SizeExp) {
         self.w("[");
+        self.size_inner(d, 0);
+        self.w("]");
+    }
+
+    /// A size expression inside operators binding at `min` or tighter (a right operand binds
+    /// one tighter, as the operators are left-associative).
+    fn size_inner(&mut self, d: &SizeExp, min: u8) {
         match &d.kind {
             SizeExpKind::Any => {}
             SizeExpKind::Var(n) => self.w(n),
             SizeExpKind::Const(c) => self.w(&c.to_string()),
+            SizeExpKind::Bin(op, a, b) => {
+                let paren = op.prec() < min;
+                if paren {
+                    self.w("(");
+                }
+                self.size_inner(a, op.prec());
+                self.w(op.symbol());
+                self.size_inner(b, op.prec() + 1);
+                if paren {
+                    self.w(")");
+                }
+            }
         }
-        self.w("]");
     }
 
     fn ty_bare(&mut self, t: &TypeExp) {

@@ -95,12 +95,16 @@ fn literal(allow_negative: bool) -> impl Strategy<Value = Literal> {
 }
 
 fn size_exp() -> impl Strategy<Value = SizeExp> {
-    prop_oneof![
-        Just(SizeExpKind::Any),
-        name().prop_map(SizeExpKind::Var),
-        (0i64..1000).prop_map(SizeExpKind::Const),
-    ]
-    .prop_map(|kind| SizeExp { kind, span: Span::DUMMY })
+    let size = |kind| SizeExp { kind, span: Span::DUMMY };
+    let leaf =
+        prop_oneof![name().prop_map(SizeExpKind::Var), (0i64..1000).prop_map(SizeExpKind::Const),]
+            .prop_map(size);
+    let ops = [SizeOp::Add, SizeOp::Sub, SizeOp::Mul, SizeOp::Div, SizeOp::Mod];
+    let compound = leaf.prop_recursive(3, 8, 2, move |inner| {
+        (prop::sample::select(ops.to_vec()), inner.clone(), inner)
+            .prop_map(move |(op, a, b)| size(SizeExpKind::Bin(op, Box::new(a), Box::new(b))))
+    });
+    prop_oneof![Just(size(SizeExpKind::Any)), compound]
 }
 
 pub fn type_exp() -> BoxedStrategy<TypeExp> {

@@ -62,21 +62,29 @@ impl Gen<'_> {
             return i64::try_from(n.max(0))
                 .map_or(SliceSize::Unknown, |k| SliceSize::Known(Dim::Const(k)));
         }
-        let zero_start = start.is_none_or(|s| int_literal(s) == Some(0));
-        if step != Some(1) || !zero_start {
+        if step != Some(1) {
             return self.slice_key(start, end, stride);
         }
-        match end {
-            None => SliceSize::Whole,
-            Some(x) => match (&x.kind, int_literal(x)) {
-                (_, Some(k)) => {
-                    i64::try_from(k).map_or(SliceSize::Unknown, |k| SliceSize::Known(Dim::Const(k)))
-                }
-                (ExprKind::Var(n), _) if self.lookup_local(n).is_some() => {
-                    SliceSize::Known(Dim::Name(n.clone()))
-                }
-                _ => self.slice_key(start, end, stride),
-            },
+        // Bounds that are sizes: the difference (`xs[1:]` is `[n-1]`, `xs[i:i+k]` is `[k]`).
+        let (start_expr, end_expr) = (start, end);
+        let start_size = match start {
+            None => Some(Dim::Const(0)),
+            Some(e) => self.size_of(e, 0),
+        };
+        let end_size = match end {
+            None => Some(None),
+            Some(e) => self.size_of(e, 0).map(Some),
+        };
+        match (start_size, end_size) {
+            (Some(Dim::Const(0)), Some(None)) => SliceSize::Whole,
+            (Some(start), Some(end)) => {
+                let key = match self.slice_key(start_expr, end_expr, stride) {
+                    SliceSize::Keyed(k) => Some(k),
+                    _ => None,
+                };
+                SliceSize::Span { start, end, key }
+            }
+            _ => self.slice_key(start_expr, end_expr, stride),
         }
     }
 

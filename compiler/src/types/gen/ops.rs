@@ -1,20 +1,52 @@
 //! Applications, operators and sections.
 
 use crate::diag::Span;
-use crate::syntax::ast::{Expr, ExprKind, Literal, Name, NodeId};
+use crate::syntax::ast::{Expr, ExprKind, Literal, Name, NodeId, SizeOp};
 
 use super::super::constraint::{ApplyInfo, ArgSize, Kind, Reason};
-use super::super::ity::{PrimSet, Ty};
+use super::super::ity::{Dim, PrimSet, Ty};
+use super::super::poly::arith;
 use super::{is_operator, var_name, Gen, ARITH, BITWISE, ORDER};
+
+/// Beyond this many nested operators an argument's size is an existential: the normal form of a
+/// product of sums grows exponentially with their number.
+const MAX_SIZE_DEPTH: usize = 8;
 
 impl Gen<'_> {
     pub(super) fn arg_size(&self, a: &Expr) -> ArgSize {
+        match self.size_of(a, 0) {
+            Some(Dim::Name(n)) => ArgSize::Var(n),
+            Some(Dim::Const(k)) => ArgSize::Const(k),
+            Some(d) => ArgSize::Expr(d),
+            None => ArgSize::Other,
+        }
+    }
+
+    /// The size an `i64` argument stands for when it is built from variables in scope and
+    /// integer literals with `+ - * / %` (`iota (n+1)` has the size `n+1`, as in Futhark).
+    pub(super) fn size_of(&self, a: &Expr, depth: usize) -> Option<Dim> {
         match &a.kind {
-            ExprKind::Var(n) if self.lookup_local(n).is_some() => ArgSize::Var(n.clone()),
+            ExprKind::Var(n) if self.lookup_local(n).is_some() => Some(Dim::Name(n.clone())),
             ExprKind::Literal(Literal::Int(v, None | Some(crate::prim::IntType::I64))) => {
-                i64::try_from(*v).map_or(ArgSize::Other, ArgSize::Const)
+                i64::try_from(*v).ok().map(Dim::Const)
             }
-            _ => ArgSize::Other,
+            ExprKind::BinOp { op, lhs, rhs, .. } if depth < MAX_SIZE_DEPTH => {
+                let op = match op.as_str() {
+                    "+" => SizeOp::Add,
+                    "-" => SizeOp::Sub,
+                    "*" => SizeOp::Mul,
+                    "/" => SizeOp::Div,
+                    "%" => SizeOp::Mod,
+                    _ => return None,
+                };
+                let a = self.size_of(lhs, depth + 1)?;
+                let b = self.size_of(rhs, depth + 1)?;
+                Some(arith(op, &a, &b))
+            }
+            ExprKind::Neg(e) if depth < MAX_SIZE_DEPTH => {
+                Some(arith(SizeOp::Sub, &Dim::Const(0), &self.size_of(e, depth + 1)?))
+            }
+            _ => None,
         }
     }
 
@@ -152,11 +184,12 @@ impl Gen<'_> {
                     Ty::bool()
                 } else if op == "++" {
                     let elem = self.fresh(e.span);
-                    let a = Ty::array(self.store.fresh_dim(), elem.clone());
-                    let b = Ty::array(self.store.fresh_dim(), elem.clone());
+                    let (n, m) = (self.store.fresh_dim(), self.store.fresh_dim());
+                    let a = Ty::array(n.clone(), elem.clone());
+                    let b = Ty::array(m.clone(), elem.clone());
                     self.eq(a, lt, lhs.span, opr);
                     self.eq(b, rt, rhs.span, operand);
-                    let k = self.store.existential("the size of this concatenation", e.span);
+                    let k = arith(SizeOp::Add, &n, &m);
                     Ty::Array { dim: k, elem: Box::new(elem), unique: true }
                 } else {
                     // `>->` and `<-<`: function composition.

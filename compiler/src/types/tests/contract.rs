@@ -58,16 +58,17 @@ impl Validator<'_> {
                 assert!(!shape.is_empty());
                 assert!(!matches!(**elem, Type::Array { .. }), "nested array type in {at}");
                 for s in shape {
-                    match s {
-                        Size::Const(_) => {}
-                        Size::Unknown(_) => {
-                            panic!("`{}`: unknown size in {at}: {t}", self.def.name)
-                        }
-                        Size::Var(n) => assert!(
+                    let mut unknown = false;
+                    crate::types::poly::for_each_atom(s, &mut |a| {
+                        unknown |= matches!(a, Size::Unknown(_))
+                    });
+                    assert!(!unknown, "`{}`: unknown size in {at}: {t}", self.def.name);
+                    for n in s.names() {
+                        assert!(
                             is_invented(n) || self.scope.contains(n) || bound.contains(n),
                             "`{}`: size `{n}` not in scope in {at}: {t}",
                             self.def.name
-                        ),
+                        );
                     }
                 }
                 self.ty_in(elem, at, bound);

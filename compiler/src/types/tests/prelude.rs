@@ -31,15 +31,15 @@ fn prelude_types() {
         sized : (n: i64) -> [m]t -> [n]t
         manifest : t -> t
         opaque : t -> t
-        flatten_3d : [n][m][l]t -> []t
-        flatten_4d : [n][m][l][k]t -> []t
+        flatten_3d : [n][m][l]t -> [l*m*n]t
+        flatten_4d : [n][m][l][k]t -> [k*l*m*n]t
         head : [n]t -> t
         last : [n]t -> t
-        tail : [n]t -> []t
-        init : [n]t -> []t
+        tail : [n]t -> [n - 1]t
+        init : [n]t -> [n - 1]t
         take : (i: i64) -> [n]t -> [i]t
-        drop : i64 -> [n]t -> []t
-        split : (i: i64) -> [n]t -> ([i]t, []t)
+        drop : (i: i64) -> [n]t -> [n - i]t
+        split : (i: i64) -> [n]t -> ([i]t, [n - i]t)
         reverse : [n]t -> [n]t
         rotate : i64 -> [n]t -> [n]t
         indices : [n]t -> *[n]i64

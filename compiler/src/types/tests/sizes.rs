@@ -44,7 +44,7 @@ def d = let n = 4 in iota n
 ";
     assert_eq!(type_of(src, "a"), "f32 -> *[3]f32");
     assert_eq!(type_of(src, "b"), "(k: i64) -> (*[k]i64, *[k]i64)");
-    assert_eq!(type_of(src, "c"), "i64 -> *[]i32");
+    assert_eq!(type_of(src, "c"), "(k: i64) -> *[k + 1]i32");
     // `n` goes out of scope: the size becomes existential.
     assert_eq!(type_of(src, "d"), "*[]i64");
 }
@@ -65,7 +65,7 @@ def f (xs: []i32) =
 }
 
 #[test]
-fn existentials_from_filter_concat_and_branches() {
+fn existentials_from_filter_and_branches_computed_sizes_from_concat_and_flatten() {
     let src = "
 def f [n] (xs: [n]i32) = filter (> 0) xs
 def g [n][m] (xs: [n]i32) (ys: [m]i32) = xs ++ ys
@@ -76,12 +76,12 @@ def q [n][m] (xss: [n][m]i32) = flatten xss
 def r [n] (xs: [n]i32) = (tail xs, init xs, drop 1 xs, take 2 xs)
 ";
     assert_eq!(type_of(src, "f"), "[n]i32 -> *[]i32");
-    assert_eq!(type_of(src, "g"), "[n]i32 -> [m]i32 -> *[]i32");
+    assert_eq!(type_of(src, "g"), "[n]i32 -> [m]i32 -> *[m + n]i32");
     assert_eq!(type_of(src, "h"), "bool -> [n]i32 -> [m]i32 -> []i32");
     assert_eq!(type_of(src, "k"), "bool -> [n]i32 -> [n]i32");
     assert_eq!(type_of(src, "p"), "[n]i32 -> ([]i32, []i32)");
-    assert_eq!(type_of(src, "q"), "[n][m]i32 -> []i32");
-    assert_eq!(type_of(src, "r"), "[n]i32 -> ([]i32, []i32, []i32, [2]i32)");
+    assert_eq!(type_of(src, "q"), "[n][m]i32 -> [m*n]i32");
+    assert_eq!(type_of(src, "r"), "[n]i32 -> ([n - 1]i32, [n - 1]i32, [n - 1]i32, [2]i32)");
 }
 
 #[test]

@@ -1,0 +1,351 @@
+//! Polynomials with integer coefficients, the normal form of sizes computed from other sizes
+//! (`[n*m]`, `[n+1]`, `[2*n-1]`). The atoms are whatever the size type calls atomic: names, size
+//! variables, and floor divisions and remainders, which the algebra leaves alone.
+//!
+//! Two sizes are one size when their normal forms are equal, so `1+n` and `n+1` are, and so are
+//! `n*(m+1)` and `n*m+n`. Futhark compares size expressions as they are written; comparing
+//! normal forms accepts every program that accepts and a few more (`[0] ++ xs ++ [0]` has the
+//! size `n+2`). Coefficients wrap as `i64` arithmetic does at run time, so an identity of normal
+//! forms is an identity of the values.
+
+use std::fmt;
+
+use crate::syntax::ast::SizeOp;
+
+/// `Σ c·Πatoms`: monomials sorted, each monomial's atoms sorted, no zero coefficient; the
+/// constant term is the monomial without atoms.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Poly<A> {
+    terms: Vec<(Vec<A>, i64)>,
+}
+
+impl<A: Ord + Clone> Poly<A> {
+    pub fn constant(c: i64) -> Self {
+        let terms = if c == 0 { Vec::new() } else { vec![(Vec::new(), c)] };
+        Poly { terms }
+    }
+
+    pub fn atom(a: A) -> Self {
+        Poly { terms: vec![(vec![a], 1)] }
+    }
+
+    /// The monomials with their coefficients, constant term first.
+    pub fn terms(&self) -> &[(Vec<A>, i64)] {
+        &self.terms
+    }
+
+    /// The value, when the polynomial is a constant.
+    pub fn as_const(&self) -> Option<i64> {
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [(m, c)] if m.is_empty() => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// The atom, when the polynomial is exactly one atom.
+    pub fn as_atom(&self) -> Option<&A> {
+        match self.terms.as_slice() {
+            [(m, 1)] if m.len() == 1 => m.first(),
+            _ => None,
+        }
+    }
+
+    fn from_terms(mut terms: Vec<(Vec<A>, i64)>) -> Self {
+        for (m, _) in &mut terms {
+            m.sort();
+        }
+        terms.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out: Vec<(Vec<A>, i64)> = Vec::with_capacity(terms.len());
+        for (m, c) in terms {
+            match out.last_mut() {
+                Some((last, d)) if *last == m => *d = d.wrapping_add(c),
+                _ => out.push((m, c)),
+            }
+        }
+        out.retain(|(_, c)| *c != 0);
+        Poly { terms: out }
+    }
+
+    pub fn add(&self, o: &Self) -> Self {
+        Self::from_terms(self.terms.iter().chain(&o.terms).cloned().collect())
+    }
+
+    pub fn scale(&self, k: i64) -> Self {
+        Self::from_terms(self.terms.iter().map(|(m, c)| (m.clone(), c.wrapping_mul(k))).collect())
+    }
+
+    pub fn sub(&self, o: &Self) -> Self {
+        self.add(&o.scale(-1))
+    }
+
+    pub fn mul(&self, o: &Self) -> Self {
+        let mut terms = Vec::with_capacity(self.terms.len() * o.terms.len());
+        for (m1, c1) in &self.terms {
+            for (m2, c2) in &o.terms {
+                let mut m = m1.clone();
+                m.extend(m2.iter().cloned());
+                terms.push((m, c1.wrapping_mul(*c2)));
+            }
+        }
+        Self::from_terms(terms)
+    }
+
+    /// Every atom, with repetitions.
+    pub fn atoms(&self) -> impl Iterator<Item = &A> {
+        self.terms.iter().flat_map(|(m, _)| m.iter())
+    }
+
+    /// Written out as in source (`2*n*m - n + 1`), each atom by `atom`; the constant term last.
+    pub fn write(
+        &self,
+        f: &mut dyn fmt::Write,
+        atom: &mut dyn FnMut(&A, &mut dyn fmt::Write) -> fmt::Result,
+    ) -> fmt::Result {
+        if self.terms.is_empty() {
+            return f.write_str("0");
+        }
+        // Positive terms first, then negative ones, then the constant: `n - i`, `n*m + 1`.
+        let (consts, rest): (Vec<_>, Vec<_>) = self.terms.iter().partition(|(m, _)| m.is_empty());
+        let (pos, neg): (Vec<_>, Vec<_>) = rest.into_iter().partition(|(_, c)| *c > 0);
+        for (i, (m, c)) in pos.iter().chain(&neg).chain(&consts).enumerate() {
+            let (neg, mag) = if *c < 0 && *c != i64::MIN { (true, -c) } else { (false, *c) };
+            match (i, neg) {
+                (0, true) => f.write_str("-")?,
+                (0, false) => {}
+                (_, true) => f.write_str(" - ")?,
+                (_, false) => f.write_str(" + ")?,
+            }
+            if m.is_empty() || mag != 1 {
+                write!(f, "{mag}")?;
+            }
+            for (k, a) in m.iter().enumerate() {
+                if k > 0 || mag != 1 {
+                    f.write_str("*")?;
+                }
+                atom(a, f)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Floor division, as Futhark's `/` on integers (`None` for a zero divisor or an overflow).
+pub fn div_floor(a: i64, b: i64) -> Option<i64> {
+    let q = a.checked_div(b)?;
+    Some(if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q })
+}
+
+/// The remainder of floor division, as Futhark's `%` on integers.
+pub fn mod_floor(a: i64, b: i64) -> Option<i64> {
+    let r = a.checked_rem(b)?;
+    Some(if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
+}
+
+/// What a size type is made of, seen from the algebra: a constant, a polynomial (in normal form:
+/// never a lone constant or a lone atom), an operation the algebra does not expand (a floor
+/// division, a remainder, or a product whose expansion would have more than [`MAX_TERMS`]
+/// terms), or an atom.
+pub enum View<'a, T> {
+    Const(i64),
+    Poly(&'a Poly<T>),
+    Opaque(SizeOp, &'a T, &'a T),
+    Atom,
+}
+
+/// The most terms a product is expanded to; a larger one stays a product of its factors (so
+/// `(a+b)*(c+d)*...` cannot make a type exponentially large).
+pub const MAX_TERMS: usize = 64;
+
+/// A size type whose compound sizes are polynomials over its atoms: the checker's `Dim` and the
+/// `Size` of checked types share the algebra below.
+pub trait SizeTerm: Ord + Clone + Sized {
+    fn constant(c: i64) -> Self;
+    /// Called only with a polynomial that is neither a constant nor an atom.
+    fn poly(p: Poly<Self>) -> Self;
+    /// `a op b` left as it is (see [`View::Opaque`]).
+    fn opaque(op: SizeOp, a: Self, b: Self) -> Self;
+    fn view(&self) -> View<'_, Self>;
+}
+
+/// The size as a polynomial (an atom or a division is an atom of it).
+pub fn to_poly<T: SizeTerm>(t: &T) -> Poly<T> {
+    match t.view() {
+        View::Const(c) => Poly::constant(c),
+        View::Poly(p) => p.clone(),
+        View::Opaque(..) | View::Atom => Poly::atom(t.clone()),
+    }
+}
+
+/// The canonical size of a polynomial: a constant, an atom, or a compound.
+pub fn from_poly<T: SizeTerm>(p: Poly<T>) -> T {
+    if let Some(c) = p.as_const() {
+        return T::constant(c);
+    }
+    if let Some(a) = p.as_atom() {
+        return a.clone();
+    }
+    T::poly(p)
+}
+
+/// `a op b` in normal form. Divisions and remainders fold when both sides are constants (and
+/// the divisor is not zero), and by 1; otherwise they stay as written.
+pub fn arith<T: SizeTerm>(op: SizeOp, a: &T, b: &T) -> T {
+    let (pa, pb) = (to_poly(a), to_poly(b));
+    match op {
+        SizeOp::Add => from_poly(pa.add(&pb)),
+        SizeOp::Sub => from_poly(pa.sub(&pb)),
+        SizeOp::Mul if pa.terms().len() * pb.terms().len() > MAX_TERMS => {
+            T::opaque(op, a.clone(), b.clone())
+        }
+        SizeOp::Mul => from_poly(pa.mul(&pb)),
+        SizeOp::Div | SizeOp::Mod => {
+            let folded = match (pa.as_const(), pb.as_const()) {
+                (Some(x), Some(y)) if op == SizeOp::Div => div_floor(x, y),
+                (Some(x), Some(y)) => mod_floor(x, y),
+                (_, Some(1)) if op == SizeOp::Div => return a.clone(),
+                (_, Some(1)) => Some(0),
+                _ => None,
+            };
+            match folded {
+                Some(c) => T::constant(c),
+                None => T::opaque(op, a.clone(), b.clone()),
+            }
+        }
+    }
+}
+
+/// The size with every atom replaced by `f`'s size for it, in normal form again.
+pub fn map_atoms<T: SizeTerm, U: SizeTerm>(t: &T, f: &mut dyn FnMut(&T) -> U) -> U {
+    match t.view() {
+        View::Const(c) => U::constant(c),
+        View::Poly(p) => {
+            let mut sum = U::constant(0);
+            for (m, c) in p.terms() {
+                let mut t = U::constant(*c);
+                for a in m {
+                    t = arith(SizeOp::Mul, &t, &map_atoms(a, f));
+                }
+                sum = arith(SizeOp::Add, &sum, &t);
+            }
+            sum
+        }
+        View::Opaque(op, a, b) => {
+            let (a, b) = (map_atoms(a, f), map_atoms(b, f));
+            arith(op, &a, &b)
+        }
+        View::Atom => f(t),
+    }
+}
+
+/// Visit every atom (inside divisions too).
+pub fn for_each_atom<T: SizeTerm>(t: &T, f: &mut dyn FnMut(&T)) {
+    match t.view() {
+        View::Const(_) => {}
+        View::Poly(p) => p.atoms().for_each(|a| for_each_atom(a, f)),
+        View::Opaque(_, a, b) => {
+            for_each_atom(a, f);
+            for_each_atom(b, f);
+        }
+        View::Atom => f(t),
+    }
+}
+
+/// Is the size compound (a polynomial or an operation)?
+pub fn is_compound<T: SizeTerm>(t: &T) -> bool {
+    matches!(t.view(), View::Poly(_) | View::Opaque(..))
+}
+
+/// Written out as in source, atoms by `atom`: `n*m + 1`, `(n + 1)/2`.
+pub fn write_size<T: SizeTerm>(
+    t: &T,
+    f: &mut dyn fmt::Write,
+    atom: &mut dyn FnMut(&T, &mut dyn fmt::Write) -> fmt::Result,
+) -> fmt::Result {
+    match t.view() {
+        View::Const(c) => write!(f, "{c}"),
+        View::Atom => atom(t, f),
+        View::Poly(p) => p.write(f, &mut |a, f| write_operand(a, f, atom)),
+        View::Opaque(op, a, b) => {
+            write_operand(a, f, atom)?;
+            f.write_str(op.symbol())?;
+            write_operand(b, f, atom)
+        }
+    }
+}
+
+/// An operand of `*`, `/` or `%`: in parentheses unless it is an atom or a constant.
+fn write_operand<T: SizeTerm>(
+    t: &T,
+    f: &mut dyn fmt::Write,
+    atom: &mut dyn FnMut(&T, &mut dyn fmt::Write) -> fmt::Result,
+) -> fmt::Result {
+    match t.view() {
+        View::Const(c) if c < 0 => write!(f, "({c})"),
+        View::Const(_) | View::Atom => write_size(t, f, atom),
+        View::Poly(_) | View::Opaque(..) => {
+            f.write_str("(")?;
+            write_size(t, f, atom)?;
+            f.write_str(")")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Poly<String> {
+        Poly::atom(s.to_string())
+    }
+
+    fn show(p: &Poly<String>) -> String {
+        let mut s = String::new();
+        p.write(&mut s, &mut |a, f| f.write_str(a)).unwrap();
+        s
+    }
+
+    #[test]
+    fn normal_forms_identify_equal_polynomials() {
+        let n = v("n");
+        let m = v("m");
+        let one = Poly::constant(1);
+        assert_eq!(one.add(&n), n.add(&one));
+        assert_eq!(n.mul(&m.add(&one)), n.mul(&m).add(&n));
+        assert_eq!(n.add(&one).sub(&one), n);
+        assert_eq!(n.sub(&n), Poly::constant(0));
+        assert_eq!(n.sub(&n).as_const(), Some(0));
+        assert_eq!(n.as_atom(), Some(&"n".to_string()));
+        assert_eq!(n.scale(2).as_atom(), None);
+    }
+
+    #[test]
+    fn printed_as_in_source() {
+        let n = v("n");
+        let m = v("m");
+        assert_eq!(show(&n.mul(&m)), "m*n");
+        assert_eq!(show(&Poly::constant(1).add(&n)), "n + 1");
+        assert_eq!(show(&n.scale(2).sub(&Poly::constant(1))), "2*n - 1");
+        assert_eq!(show(&Poly::constant(3).sub(&n)), "-n + 3");
+        assert_eq!(show(&n.sub(&m)), "n - m");
+        assert_eq!(show(&Poly::constant(0)), "0");
+    }
+
+    #[test]
+    fn coefficients_wrap_like_i64() {
+        let n = v("n");
+        let big = n.scale(i64::MAX).add(&n);
+        assert_eq!(big, n.scale(i64::MIN));
+        assert_eq!(show(&n.scale(i64::MIN)), "-9223372036854775808*n");
+    }
+
+    #[test]
+    fn floor_division_and_remainder() {
+        assert_eq!(div_floor(7, 2), Some(3));
+        assert_eq!(div_floor(-7, 2), Some(-4));
+        assert_eq!(mod_floor(-7, 2), Some(1));
+        assert_eq!(mod_floor(7, -2), Some(-1));
+        assert_eq!(div_floor(1, 0), None);
+        assert_eq!(div_floor(i64::MIN, -1), None);
+    }
+}
