@@ -9,14 +9,15 @@
 //! restrictions on the solved types.
 //!
 //! What lowering can rely on, beyond the contract on [`CheckedProgram`]:
-//! - Sizes are `Size::Const` or `Size::Var(name)`. A name is a size parameter of the enclosing
+//! - Sizes are `Size::Const`, `Size::Var(name)`, or computed from those (`Size::Poly`,
+//!   `Size::Opaque`: `[n*m]`, `[n+1]`, `[n/2]`; see `poly.rs`). A name is a size parameter of the enclosing
 //!   definition (explicit `[n]`, or inferred, named `n₁`, `n₂`, ... and listed in
 //!   `Scheme::size_params`), a local function's size parameter, an `i64` variable in scope (a
 //!   parameter, a `let`, a loop variable, a size binder `let [n] ...`), a named function parameter
 //!   (`(n: i64) -> [n]t`, bound by the arrow), or an existential the checker invented. Invented names
 //!   contain subscript digits (`k₁₂`), which users cannot write; [`is_invented`] tells them apart.
 //! - An invented existential is the size of a value computed at run time: a `filter` result, a
-//!   slice other than `a[:k]`/`a[0:k]`/`a[:]`, a range other than `0..<n`/literal bounds, `++`, the
+//!   slice whose bounds are not sizes, a range other than `0..<n`/literal bounds, the
 //!   result of an `if`/`match` whose branches differ in size, a loop parameter whose size changes,
 //!   or a value whose size was named by a variable that went out of scope. Each application of a
 //!   function with `[]` in its result type gets fresh names.

@@ -91,6 +91,11 @@ impl<A: Ord + Clone> Poly<A> {
         Self::from_terms(terms)
     }
 
+    /// The highest number of atoms in a monomial.
+    pub fn degree(&self) -> usize {
+        self.terms.iter().map(|(m, _)| m.len()).max().unwrap_or(0)
+    }
+
     /// Every atom, with repetitions.
     pub fn atoms(&self) -> impl Iterator<Item = &A> {
         self.terms.iter().flat_map(|(m, _)| m.iter())
@@ -144,8 +149,8 @@ pub fn mod_floor(a: i64, b: i64) -> Option<i64> {
 
 /// What a size type is made of, seen from the algebra: a constant, a polynomial (in normal form:
 /// never a lone constant or a lone atom), an operation the algebra does not expand (a floor
-/// division, a remainder, or a product whose expansion would have more than [`MAX_TERMS`]
-/// terms), or an atom.
+/// division, a remainder, or a product whose expansion would be larger than [`MAX_NODES`]), or
+/// an atom.
 pub enum View<'a, T> {
     Const(i64),
     Poly(&'a Poly<T>),
@@ -153,9 +158,14 @@ pub enum View<'a, T> {
     Atom,
 }
 
-/// The most terms a product is expanded to; a larger one stays a product of its factors (so
-/// `(a+b)*(c+d)*...` cannot make a type exponentially large).
-pub const MAX_TERMS: usize = 64;
+/// The most nodes (constants, atoms, terms, operations) a size may have before the checker
+/// stops computing it from its parts: a product whose expansion would be larger stays a product
+/// of its factors (so `(a+b)*(c+d)*...` cannot make a type exponentially large), and a larger
+/// size that an application returns (`sq (sq (sq xs))` doubles at every step) is existential.
+pub const MAX_NODES: usize = 64;
+
+/// The highest degree a product is expanded to (`n*n*...*n` stays a product past it).
+pub const MAX_DEGREE: usize = 16;
 
 /// A size type whose compound sizes are polynomials over its atoms: the checker's `Dim` and the
 /// `Size` of checked types share the algebra below.
@@ -195,10 +205,20 @@ pub fn arith<T: SizeTerm>(op: SizeOp, a: &T, b: &T) -> T {
     match op {
         SizeOp::Add => from_poly(pa.add(&pb)),
         SizeOp::Sub => from_poly(pa.sub(&pb)),
-        SizeOp::Mul if pa.terms().len() * pb.terms().len() > MAX_TERMS => {
+        SizeOp::Mul
+            if pa.terms().len() * pb.terms().len() > MAX_NODES
+                || pa.degree() + pb.degree() > MAX_DEGREE =>
+        {
             T::opaque(op, a.clone(), b.clone())
         }
-        SizeOp::Mul => from_poly(pa.mul(&pb)),
+        SizeOp::Mul => {
+            let p = from_poly(pa.mul(&pb));
+            if larger_than(&p, MAX_NODES) {
+                T::opaque(op, a.clone(), b.clone())
+            } else {
+                p
+            }
+        }
         SizeOp::Div | SizeOp::Mod => {
             let folded = match (pa.as_const(), pb.as_const()) {
                 (Some(x), Some(y)) if op == SizeOp::Div => div_floor(x, y),
@@ -249,6 +269,29 @@ pub fn for_each_atom<T: SizeTerm>(t: &T, f: &mut dyn FnMut(&T)) {
         }
         View::Atom => f(t),
     }
+}
+
+/// Does the size have more than `limit` nodes (constants, atoms, terms, operations)? Counting
+/// stops there, so a size shared into a huge tree costs `limit` steps at most.
+pub fn larger_than<T: SizeTerm>(t: &T, limit: usize) -> bool {
+    fn node(budget: &mut usize) -> bool {
+        let ok = *budget > 0;
+        *budget = budget.saturating_sub(1);
+        ok
+    }
+    fn within<T: SizeTerm>(t: &T, budget: &mut usize) -> bool {
+        node(budget)
+            && match t.view() {
+                View::Const(_) | View::Atom => true,
+                View::Poly(p) => p
+                    .terms()
+                    .iter()
+                    .all(|(m, _)| node(budget) && m.iter().all(|a| within(a, budget))),
+                View::Opaque(_, a, b) => within(a, budget) && within(b, budget),
+            }
+    }
+    let mut budget = limit;
+    !within(t, &mut budget)
 }
 
 /// Is the size compound (a polynomial or an operation)?
@@ -337,6 +380,32 @@ mod tests {
         let big = n.scale(i64::MAX).add(&n);
         assert_eq!(big, n.scale(i64::MIN));
         assert_eq!(show(&n.scale(i64::MIN)), "-9223372036854775808*n");
+    }
+
+    #[test]
+    fn products_too_large_to_expand_stay_products() {
+        use crate::types::Size;
+        let n = Size::Var("n".into());
+        let mut p = n.clone();
+        for _ in 0..7 {
+            p = arith(SizeOp::Mul, &p, &n);
+        }
+        assert!(matches!(&p, Size::Poly(q) if q.degree() == 8), "{p}");
+        // Products of sums stay products once expanding them would pass MAX_NODES.
+        let sum = |a: &str, b: &str| arith(SizeOp::Add, &Size::Var(a.into()), &Size::Var(b.into()));
+        let mut q = sum("a", "b");
+        for k in 0..8 {
+            q = arith(SizeOp::Mul, &q, &sum(&format!("c{k}"), &format!("d{k}")));
+        }
+        assert!(matches!(q, Size::Opaque(SizeOp::Mul, ..)), "{q}");
+        // Sizes shared into a large tree are measured without walking all of it.
+        let mut t = n.clone();
+        for _ in 0..16 {
+            t = Size::Opaque(SizeOp::Mul, Box::new(t.clone()), Box::new(t));
+        }
+        assert!(larger_than(&t, MAX_NODES));
+        assert!(!larger_than(&n, 1));
+        assert!(larger_than(&arith(SizeOp::Add, &n, &Size::Const(1)), 2));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::constraint::{
     ApplyInfo, ArgSize, Constraint, IndexDim, Kind, Reason, SliceKey, SliceSize,
 };
 use super::ity::{is_invented, show, show_dim, Dim, Store, Ty};
-use super::poly::arith;
+use super::poly::{arith, larger_than, MAX_NODES};
 use super::unify::{Mismatch, Mode};
 
 pub(crate) struct Solver<'s> {
@@ -345,6 +345,19 @@ impl<'s> Solver<'s> {
                     to = to.subst_name(&p, &d);
                 }
                 let to = self.store.refresh_per_app(&to);
+                // Sizes built by repeated application (`sq (sq (sq xs))`) grow at every step;
+                // past a bound they are known only at run time.
+                let store = &mut *self.store;
+                let to = to.map_dims(&mut |d| {
+                    if larger_than(d, MAX_NODES) {
+                        store.existential(
+                            "a size too large to compute from its parts",
+                            info.arg_span,
+                        )
+                    } else {
+                        d.clone()
+                    }
+                });
                 self.app_unique.insert(info.node, info.fresh || fresh_result(&to));
                 let _ = self.store.unify(result, &to, Mode::default());
             }

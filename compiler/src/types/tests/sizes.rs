@@ -116,7 +116,7 @@ def r32 (n: i32) = 0..<n
 ";
     assert_eq!(
         type_of(src, "s"),
-        "[n]f32 -> (k: i64) -> ([k]f32, [k]f32, [n]f32, []f32, []f32, [3]f32)"
+        "[n]f32 -> (k: i64) -> ([k]f32, [k]f32, [n]f32, [n - 1]f32, []f32, [3]f32)"
     );
     assert_eq!(type_of(src, "r"), "(n: i64) -> (*[n]i64, *[5]i32, *[3]i32, *[]i32, *[]i64)");
     // A range of `i32` has no `i64` size: existential.
@@ -246,4 +246,49 @@ fn sizes_must_be_known_names() {
     assert_eq!(text(src, e.span), "[n]");
     let src = "def f (x: f32) (xs: [x]i32) = xs";
     error(src, "type mismatch: expected `i64`, found `f32`");
+}
+
+#[test]
+fn computed_sizes_are_equal_as_polynomials() {
+    let src = "
+def pad [n] (xs: [n]i32) : [n+2]i32 = [0] ++ xs ++ [0]
+def grid [n][m] (xs: [n][m]i32) : [n*m+n]i32 = flatten (map (\\r -> r ++ [0]) xs)
+def twice [n] (xs: [n]i32) : [2*n]i32 = xs ++ xs
+def drop_one [n] (xs: [n+1]i32) (ys: [n]i32) : [n]i32 = map2 (+) (tail xs) ys
+def use_drop [m] (a: [m]i32) = drop_one (a ++ [1]) a
+";
+    assert_eq!(type_of(src, "pad"), "[n]i32 -> [n + 2]i32");
+    assert_eq!(type_of(src, "grid"), "[n][m]i32 -> [m*n + n]i32");
+    assert_eq!(type_of(src, "twice"), "[n]i32 -> [2*n]i32");
+    // `drop_one`'s `n` is solved from `xs` first (`n + 1 = m + 1`), then checked against `ys`.
+    assert_eq!(type_of(src, "use_drop"), "[m]i32 -> [m]i32");
+    let e = error("def f [n] (xs: [n]i32) : [n+1]i32 = xs ++ xs", "size mismatch");
+    assert!(e.message.contains("`n + 1`") && e.message.contains("`2*n`"), "{}", e.message);
+}
+
+#[test]
+fn computed_sizes_of_rebound_names_are_not_computed() {
+    // The two `i`s would print alike, so the slices' sizes are not `n - i`.
+    let src = "def f [n] (xs: [n]f32) (i: i64) = let a = xs[i:] let i = i + 1 in (a, xs[i:])";
+    assert_eq!(type_of(src, "f"), "[n]f32 -> i64 -> ([]f32, []f32)");
+    let src = "def g [n] (xs: [n]f32) (i: i64) = xs[i:]";
+    assert_eq!(type_of(src, "g"), "[n]f32 -> (i: i64) -> [n - i]f32");
+}
+
+#[test]
+fn sizes_built_by_repeated_application_stay_small() {
+    // Squaring a size doubles it at every step; past a bound the size is existential, and
+    // checking stays fast.
+    let mut src = String::from(
+        "def sq [n] (xs: [n]i32) : [n*n]i32 = flatten (map (\\_ -> xs) xs)\n\
+         def inc [n] (xs: [n]i32) : [n+1]i32 = xs ++ [0]\n\
+         def main [n] (xs: [n]i32) =\n  let a0 = xs\n",
+    );
+    for i in 1..200 {
+        let f = if i % 2 == 1 { "sq" } else { "inc" };
+        src.push_str(&format!("  let a{i} = {f} a{}\n", i - 1));
+    }
+    src.push_str("  in a199\n");
+    let t = type_of(&src, "main");
+    assert!(t.starts_with("[n]i32 -> [") && t.len() < 1000, "{t}");
 }
