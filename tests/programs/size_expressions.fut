@@ -65,3 +65,24 @@ entry weighted [n] [m] (flat: [n*m]i32) (w: [n][m]i32) : i32 =
 -- output { [0i64, 0i64, 1i64, 2i64, 3i64] }
 entry grow (n: i64) : []i64 =
   loop acc = [0] for i < n do acc ++ [i]
+
+-- Idioms of Futhark programs whose types compute sizes: an exclusive scan, a 3-point stencil
+-- on shifted slices, blocks from `unflatten`, interleaving, rotation by concatenation.
+def exscan [n] (xs: [n]i32) : [n]i32 = [0] ++ init (scan (+) 0 xs)
+
+def stencil [n] (xs: [n]f32) : [n-2]f32 = map3 (\a b c -> a + b + c) xs[0:n-2] xs[1:n-1] xs[2:n]
+
+def blocks [k] (b: i64) (xs: [k]f32) : [k/b]f32 = map f32.sum (unflatten xs : [k/b][b]f32)
+
+def interleave [n] (xs: [n]i32) (ys: [n]i32) : [2*n]i32 = flatten (map2 (\x y -> [x, y]) xs ys)
+
+def rotate_left [n] (xs: [n]i32) : [n]i32 = xs[1:] ++ xs[:1]
+
+-- ==
+-- entry: idioms
+-- input { [1, 2, 3, 4] [1f32, 2f32, 3f32, 4f32, 5f32, 6f32] }
+-- output { [0, 1, 3, 6] [6f32, 9f32, 12f32, 15f32] [3f32, 7f32, 11f32] [1, 1, 2, 2, 3, 3, 4, 4] [2, 3, 4, 1] }
+-- input { [1, 2, 3, 4] [1f32, 2f32, 3f32, 4f32, 5f32] }
+-- error: size mismatch
+entry idioms [n] [m] (xs: [n]i32) (ys: [m]f32) =
+  (exscan xs, stencil ys, blocks 2 ys, interleave xs xs, rotate_left xs)
