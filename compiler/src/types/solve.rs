@@ -334,10 +334,15 @@ impl<'s> Solver<'s> {
                 let mut to = self.store.zonk(&to);
                 if let Some(p) = param.filter(|p| to.mentions(p)) {
                     let d = match &info.arg_size {
-                        ArgSize::Var(x) => Dim::Name(x.clone()),
+                        ArgSize::Var(x) if !self.rebound.contains(x) => Dim::Name(x.clone()),
                         ArgSize::Const(k) => Dim::Const(*k),
                         ArgSize::Expr(d) if !self.mentions_rebound(d) => d.clone(),
-                        ArgSize::Other | ArgSize::Expr(_) => self.store.existential(
+                        ArgSize::Var(_) | ArgSize::Expr(_) => self.store.existential(
+                            "a size given by a name bound more than once in this definition \
+                             (rename one binding to keep the size)",
+                            info.arg_span,
+                        ),
+                        ArgSize::Other => self.store.existential(
                             "a size given by an argument that is not a variable",
                             info.arg_span,
                         ),

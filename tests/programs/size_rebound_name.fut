@@ -1,0 +1,11 @@
+-- Size error: the two `n`s are different bindings, so `iota n` has a different size each time
+-- (types name sizes by their names, which the second binding would make ambiguous).
+-- ==
+-- error: size mismatch(.|\n)*a name bound more than once
+
+def main (k: i64) : [](i64, i64) =
+  let n = k
+  let a = iota n
+  let n = k + 4
+  let b = iota n
+  in zip a b
