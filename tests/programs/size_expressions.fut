@@ -86,3 +86,17 @@ def rotate_left [n] (xs: [n]i32) : [n]i32 = xs[1:] ++ xs[:1]
 -- error: size mismatch
 entry idioms [n] [m] (xs: [n]i32) (ys: [m]f32) =
   (exscan xs, stencil ys, blocks 2 ys, interleave xs xs, rotate_left xs)
+
+-- An existential result whose size is computed (`?[k].[2*k]`): the body's `k*2`, whose `k`
+-- goes out of scope, has that form.
+def evens [n] (xs: [n]i32) : ?[k].[k*2]i32 =
+  let k = n / 2
+  in xs[0:k*2]
+
+-- ==
+-- entry: evens_of
+-- input { [1, 2, 3, 4, 5] }
+-- output { [1, 2, 3, 4] }
+-- input { [1] }
+-- output { empty([0]i32) }
+entry evens_of [n] (xs: [n]i32) : []i32 = evens xs

@@ -159,9 +159,7 @@ pub(crate) fn generalise(
         if is_fun {
             exists.push(k.clone());
         }
-        // A computed size that mentions the name becomes the fresh existential as a whole: it
-        // is a size known only at run time too.
-        ty = ty.map_dims(&mut |d| if d.mentions(&n) { Dim::Name(k.clone()) } else { d.clone() });
+        ty = ty.subst_name(&n, &Dim::Name(k.clone()));
     }
 
     // Quantify the rigid type parameters and the type variables left open in the type.

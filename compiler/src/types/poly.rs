@@ -91,6 +91,19 @@ impl<A: Ord + Clone> Poly<A> {
         Self::from_terms(terms)
     }
 
+    /// The polynomial divided by `k`, when `k` divides every coefficient.
+    pub fn divide_exactly(&self, k: i64) -> Option<Self> {
+        let terms = self
+            .terms
+            .iter()
+            .map(|(m, c)| match c.checked_rem(k) {
+                Some(0) => Some((m.clone(), c / k)),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Poly { terms })
+    }
+
     /// The highest number of atoms in a monomial.
     pub fn degree(&self) -> usize {
         self.terms.iter().map(|(m, _)| m.len()).max().unwrap_or(0)
@@ -360,6 +373,12 @@ mod tests {
         assert_eq!(n.sub(&n).as_const(), Some(0));
         assert_eq!(n.as_atom(), Some(&"n".to_string()));
         assert_eq!(n.scale(2).as_atom(), None);
+        assert_eq!(
+            n.scale(6).add(&m.scale(-4)).divide_exactly(-2),
+            Some(n.scale(-3).add(&m.scale(2)))
+        );
+        assert_eq!(n.scale(6).add(&one).divide_exactly(2), None);
+        assert_eq!(n.divide_exactly(0), None);
     }
 
     #[test]

@@ -162,27 +162,12 @@ impl<'s> Solver<'s> {
                 let mut t = self.store.zonk(ty);
                 for n in names {
                     if t.mentions(n) {
-                        // The name itself, and each size computed from it, becomes a size
-                        // known only at run time (one per distinct size).
-                        let mut fresh: HashMap<Dim, Dim> = HashMap::new();
-                        let store = &mut *self.store;
-                        t = t.map_dims(&mut |d| {
-                            if !d.mentions(n) {
-                                return d.clone();
-                            }
-                            let why = match d {
-                                Dim::Name(_) => format!(
-                                    "the size `{n}`, which is not in scope outside its definition"
-                                ),
-                                _ => format!(
-                                    "a size computed from `{n}`, which is not in scope outside its definition"
-                                ),
-                            };
-                            fresh
-                                .entry(d.clone())
-                                .or_insert_with(|| store.existential(why, c.span))
-                                .clone()
-                        });
+                        // Sizes computed from it (`[2*k]`) keep their form: `[2*k₁]`.
+                        let k = self.store.existential(
+                            format!("the size `{n}`, which is not in scope outside its definition"),
+                            c.span,
+                        );
+                        t = t.subst_name(n, &k);
                     }
                 }
                 let _ = self.store.unify(result, &t, Mode::default());

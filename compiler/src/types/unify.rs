@@ -31,9 +31,10 @@ pub(crate) struct Mode<'a> {
 }
 
 /// `a = b` for sizes in normal form that differ, at least one computed: the one binding that
-/// makes them equal when their difference has a single size variable, alone in a term of
-/// coefficient ±1 (`n₁ + 1 = m` gives `n₁ = m - 1`); otherwise nothing (the sizes differ, or
-/// too little is known yet to tell).
+/// makes them equal when their difference has a single size variable, alone in a term whose
+/// coefficient divides every other coefficient (`n₁ + 1 = m` gives `n₁ = m - 1`, `2*n₁ = 2*k`
+/// gives `n₁ = k`: sizes are below 2^63, so no wrapped solution is a size); otherwise nothing
+/// (the sizes differ, or too little is known yet to tell).
 fn solve_for_one(a: &Dim, b: &Dim) -> Option<(DVar, Dim)> {
     let diff = to_poly(a).sub(&to_poly(b));
     let mut var = None;
@@ -46,14 +47,15 @@ fn solve_for_one(a: &Dim, b: &Dim) -> Option<(DVar, Dim)> {
             continue;
         }
         match (m.as_slice(), var) {
-            ([Dim::Var(v)], None) if *c == 1 || *c == -1 => var = Some((*v, *c)),
+            ([Dim::Var(v)], None) => var = Some((*v, *c)),
             _ => return None,
         }
     }
     let (v, c) = var?;
-    // c·v + rest = 0, so v = -c·rest (c = ±1).
+    // c·v + rest = 0, so v = -rest / c.
     let rest = diff.sub(&Poly::atom(Dim::Var(v)).scale(c));
-    Some((v, from_poly(rest.scale(-c))))
+    let quotient = rest.divide_exactly(c.checked_neg()?)?;
+    Some((v, from_poly(quotient)))
 }
 
 impl Store {
