@@ -47,7 +47,8 @@ const SNIPPETS: &[&str] = &[
     "(", ")", "[", "]", "{", "}", "let", "in", "if", "then", "else", "loop", "for", "do", "\\",
     "->", "=", ",", ".", "..", "...", "with", "match", "case", "#", "'", "*", "?", "-", "!", ":",
     ":>", "|>", "0", "1i8", "1e300f32", "0x", "def", "entry", "type", "[]", "[n]", "f32", "map",
-    "reduce", "iota", "x", "_", "--", "\"", "`", "assert",
+    "reduce", "iota", "x", "_", "--", "\"", "`", "assert", "[n+1]", "[n*m]", "[2*n-1]", "[(n", "/",
+    "%",
 ];
 
 fn mutation() -> impl Strategy<Value = Mutation> {

@@ -427,6 +427,91 @@ mod tests {
         assert!(larger_than(&arith(SizeOp::Add, &n, &Size::Const(1)), 2));
     }
 
+    /// A size expression as written, and its value under `env` with `i64` semantics (wrapping
+    /// `+ - *`, floor `/ %`; `None` for a zero divisor or an overflowing division).
+    #[derive(Clone, Debug)]
+    enum Tree {
+        Var(usize),
+        Const(i64),
+        Op(SizeOp, Box<Tree>, Box<Tree>),
+    }
+
+    fn eval_tree(t: &Tree, env: &[i64]) -> Option<i64> {
+        match t {
+            Tree::Var(i) => Some(env[*i]),
+            Tree::Const(c) => Some(*c),
+            Tree::Op(op, a, b) => apply(*op, eval_tree(a, env)?, eval_tree(b, env)?),
+        }
+    }
+
+    fn apply(op: SizeOp, x: i64, y: i64) -> Option<i64> {
+        match op {
+            SizeOp::Add => Some(x.wrapping_add(y)),
+            SizeOp::Sub => Some(x.wrapping_sub(y)),
+            SizeOp::Mul => Some(x.wrapping_mul(y)),
+            SizeOp::Div => div_floor(x, y),
+            SizeOp::Mod => mod_floor(x, y),
+        }
+    }
+
+    fn eval_size(s: &crate::types::Size, env: &[i64]) -> Option<i64> {
+        use crate::types::Size;
+        match s {
+            Size::Const(c) => Some(*c),
+            Size::Var(n) => Some(env[n[1..].parse::<usize>().ok()?]),
+            Size::Unknown(_) => None,
+            Size::Poly(p) => {
+                let mut sum = 0i64;
+                for (m, c) in p.terms() {
+                    let mut t = *c;
+                    for a in m {
+                        t = t.wrapping_mul(eval_size(a, env)?);
+                    }
+                    sum = sum.wrapping_add(t);
+                }
+                Some(sum)
+            }
+            Size::Opaque(op, a, b) => apply(*op, eval_size(a, env)?, eval_size(b, env)?),
+        }
+    }
+
+    fn build(t: &Tree) -> crate::types::Size {
+        use crate::types::Size;
+        match t {
+            Tree::Var(i) => Size::Var(format!("v{i}")),
+            Tree::Const(c) => Size::Const(*c),
+            Tree::Op(op, a, b) => arith(*op, &build(a), &build(b)),
+        }
+    }
+
+    fn tree() -> impl proptest::strategy::Strategy<Value = Tree> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![(0usize..3).prop_map(Tree::Var), (-4i64..5).prop_map(Tree::Const)];
+        let ops = [SizeOp::Add, SizeOp::Sub, SizeOp::Mul, SizeOp::Div, SizeOp::Mod];
+        leaf.prop_recursive(5, 32, 2, move |inner| {
+            (proptest::sample::select(ops.to_vec()), inner.clone(), inner)
+                .prop_map(|(op, a, b)| Tree::Op(op, Box::new(a), Box::new(b)))
+        })
+    }
+
+    proptest::proptest! {
+        /// The normal form computes what the expression computes, so an identity of normal
+        /// forms (what the checker uses for equality) holds of the run-time values.
+        #[test]
+        fn normal_forms_compute_what_was_written(
+            t in tree(),
+            env in proptest::collection::vec(proptest::prelude::any::<i64>(), 3),
+            small in proptest::collection::vec(-50i64..50, 3),
+        ) {
+            let s = build(&t);
+            for env in [&env, &small] {
+                if let Some(v) = eval_tree(&t, env) {
+                    proptest::prop_assert_eq!(eval_size(&s, env), Some(v), "{} is {:?}", s, t);
+                }
+            }
+        }
+    }
+
     #[test]
     fn floor_division_and_remainder() {
         assert_eq!(div_floor(7, 2), Some(3));
