@@ -17,7 +17,8 @@ def clamp_index (n: i64) (i: i64) : i64 =
 entry smooth [n] (xs: [n]f32) : [n]f32 =
   tabulate n (\i -> (xs[clamp_index n (i - 1)] + xs[i] + xs[clamp_index n (i + 1)]) / 3)
 
--- One output per position where the whole kernel overlaps the input; the slice is coerced to the kernel's size.
+-- One output per position where the whole kernel overlaps the input; the slice `xs[i:i+k]` has the
+-- kernel's size `k`, computed from its bounds.
 -- ==
 -- entry: convolve
 -- input { [1.0f32, 2.0f32, 3.0f32, 4.0f32, 5.0f32] [1.0f32, 0.0f32, -1.0f32] }
@@ -32,4 +33,4 @@ entry smooth [n] (xs: [n]f32) : [n]f32 =
 -- output { empty([0]f32) }
 -- random input { [1000]f32 [7]f32 }
 entry convolve [n][k] (xs: [n]f32) (ker: [k]f32) : []f32 =
-  tabulate (i64.max 0 (n - k + 1)) (\i -> f32.sum (map2 (*) ker (xs[i:i + k] :> [k]f32)))
+  tabulate (i64.max 0 (n - k + 1)) (\i -> f32.sum (map2 (*) ker xs[i:i + k]))

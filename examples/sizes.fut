@@ -1,5 +1,6 @@
 -- Size-dependent types: size parameters, type abbreviations over sizes and types, sizes named by
--- arguments, existential sizes bound with `let [k]`, type ascription and size coercion.
+-- arguments and computed from others, existential sizes bound with `let [k]`, type ascription and
+-- size coercion.
 
 type vector [n] 't = [n]t
 type matrix [n][m] 't = [n][m]t
@@ -18,7 +19,8 @@ def outer [n][m] (xs: vector [n] f32) (ys: vector [m] f32) : matrix [n][m] f32 =
 entry outer_product [n][m] (xs: [n]f32) (ys: [m]f32) : [n][m]f32 =
   outer xs ys
 
--- Slices have sizes the type checker cannot always see, so `:>` states them (checked at run time).
+-- A slice's size is computed from its bounds: `xs[0:n/2]` and `xs[n/2:2*(n/2)]` both have the
+-- size `n/2`, so they can be added elementwise.
 -- ==
 -- entry: pair_sums
 -- input { [1i32, 2i32, 3i32, 4i32] }
@@ -29,11 +31,21 @@ entry outer_product [n][m] (xs: [n]f32) (ys: [m]f32) : [n][m]f32 =
 -- output { empty([0]i32) }
 -- input { empty([0]i32) }
 -- output { empty([0]i32) }
-entry pair_sums [n] (xs: [n]i32) : []i32 =
-  let h = n / 2
-  let front = xs[0:h] :> [h]i32
-  let back = xs[h:2 * h] :> [h]i32
-  in map2 (+) front back
+entry pair_sums [n] (xs: [n]i32) : [n/2]i32 =
+  map2 (+) xs[0:n/2] xs[n/2:2*(n/2)]
+
+-- Sizes computed from others: `++` adds sizes and `flatten` multiplies them. Where a size is
+-- known only at run time (a filter's result), `:>` states it and is checked (here: exactly one
+-- zero).
+-- ==
+-- entry: framed
+-- input { [[1i32, 2i32], [0i32, 4i32]] }
+-- output { [0i32, 1i32, 2i32, 0i32, 4i32, 0i32] [1i32, 2i32, 4i32] }
+-- input { [[1i32, 2i32], [3i32, 4i32]] }
+-- error: size mismatch
+entry framed [n][m] (xss: [n][m]i32) : ([n*m+2]i32, [n*m-1]i32) =
+  let flat = flatten xss
+  in ([0] ++ flat ++ [0], filter (!= 0) flat :> [n*m-1]i32)
 
 -- `let [k]` names the size that filter leaves unknown, so later arrays can be given that size.
 -- ==
