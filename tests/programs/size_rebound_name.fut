@@ -1,7 +1,7 @@
 -- Size error: the two `n`s are different bindings, so `iota n` has a different size each time
 -- (types name sizes by their names, which the second binding would make ambiguous).
 -- ==
--- error: size mismatch(.|\n)*a name bound more than once
+-- error: size mismatch(.|\n)*bound again inside its scope
 
 def main (k: i64) : [](i64, i64) =
   let n = k

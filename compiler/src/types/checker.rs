@@ -244,10 +244,10 @@ impl Checker {
                 out.push_str(&format!("  {c}\n"));
             }
         }
-        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, int_literals, bound_names, .. } = gen;
+        let Gen { mut store, cs, expr_ty, pat_ty, mut errors, int_literals, shadowed, .. } = gen;
 
         let mut solver = Solver::new(&mut store);
-        solver.rebound = bound_names.into_iter().filter(|(_, k)| *k > 1).map(|(n, _)| n).collect();
+        solver.rebound = shadowed;
         solver.solve(cs);
         errors.append(&mut solver.errors);
         let app_unique = std::mem::take(&mut solver.app_unique);

@@ -2,7 +2,7 @@
 //! pattern a type (usually a fresh variable) and records, in order, the constraints that relate
 //! them. Nothing is solved here; the solver (`solve.rs`) discharges the list afterwards.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Diagnostic, Span};
 use crate::prim::PrimType;
@@ -71,10 +71,11 @@ pub(crate) struct Gen<'g> {
     pub too_deep: bool,
     /// The next `Local::id`.
     next_local: u32,
-    /// How many times each name is bound in the definition: a size names a variable only if
-    /// the variable's name is bound once (types name sizes by their source names, so after
-    /// `let i = i + 1` the two `i`s could not be told apart).
-    pub bound_names: HashMap<Name, u32>,
+    /// Names bound where a binding of the same name is in scope (`let i = i + 1`): types name
+    /// sizes by their source names, so the two `i`s could not be told apart, and a size is not
+    /// named by or computed from such a name (bindings in sibling scopes, such as the
+    /// parameters of two lambdas, never meet and do not count).
+    pub shadowed: HashSet<Name>,
 }
 
 const ARITH: &[&str] = &["+", "-", "*", "/", "%", "//", "%%", "**"];
@@ -105,14 +106,16 @@ impl<'g> Gen<'g> {
             int_literals: Vec::new(),
             too_deep: false,
             next_local: 0,
-            bound_names: HashMap::new(),
+            shadowed: HashSet::new(),
         }
     }
 
     fn push_local(&mut self, mut l: Local) {
         l.id = self.next_local;
         self.next_local += 1;
-        *self.bound_names.entry(l.name.clone()).or_default() += 1;
+        if self.locals.iter().any(|m| m.name == l.name) {
+            self.shadowed.insert(l.name.clone());
+        }
         self.locals.push(l);
     }
 

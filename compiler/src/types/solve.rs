@@ -29,8 +29,8 @@ pub(crate) struct Solver<'s> {
     late: Vec<(Span, &'static str, Ty)>,
     /// The size of each keyed slice of a dimension (`SliceSize::Keyed`).
     slices: HashMap<(Dim, SliceKey), Dim>,
-    /// Names bound more than once in the definition: a size computed from one of them
-    /// (`xs[i:]`, `iota (i+1)`) could mean either binding, so it is not computed from it.
+    /// Names bound again where they are in scope (`Gen::shadowed`): a size named by or computed
+    /// from one of them (`iota i`, `xs[i:]`) could mean either binding, so it is not.
     pub rebound: std::collections::HashSet<Name>,
 }
 
@@ -323,8 +323,8 @@ impl<'s> Solver<'s> {
                         ArgSize::Const(k) => Dim::Const(*k),
                         ArgSize::Expr(d) if !self.mentions_rebound(d) => d.clone(),
                         ArgSize::Var(_) | ArgSize::Expr(_) => self.store.existential(
-                            "a size given by a name bound more than once in this definition \
-                             (rename one binding to keep the size)",
+                            "a size given by a name that is bound again inside its scope in this \
+                             definition (rename one binding to keep the size)",
                             info.arg_span,
                         ),
                         ArgSize::Other => self.store.existential(

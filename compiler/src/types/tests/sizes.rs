@@ -273,6 +273,11 @@ fn computed_sizes_of_rebound_names_are_not_computed() {
     assert_eq!(type_of(src, "f"), "[n]f32 -> i64 -> ([]f32, []f32)");
     let src = "def g [n] (xs: [n]f32) (i: i64) = xs[i:]";
     assert_eq!(type_of(src, "g"), "[n]f32 -> (i: i64) -> [n - i]f32");
+    // The parameters of sibling lambdas never meet: each `iota k` has the size `k`.
+    let src = "def h (xs: []i64) =
+      (map (\\k -> i64.sum (map2 (*) (iota k) (replicate k 2))) xs,
+       map (\\k -> i64.sum (zip (iota (k+1)) (iota k ++ [0]) |> map (.0))) xs)";
+    assert_eq!(type_of(src, "h"), "[n₁]i64 -> (*[n₁]i64, *[n₁]i64)");
 }
 
 #[test]
