@@ -1,10 +1,11 @@
 //! Polynomials with integer coefficients, the normal form of sizes computed from other sizes
-//! (`[n*m]`, `[n+1]`, `[2*n-1]`). The atoms are whatever the size type calls atomic: names, size
-//! variables, and floor divisions and remainders, which the algebra leaves alone.
+//! (`[n*m]`, `[n+1]`, `[2*n-1]`). The atoms are whatever the size type calls atomic: names and
+//! size variables, and the operations the algebra leaves alone (floor divisions, remainders,
+//! and products too large to expand).
 //!
 //! Two sizes are one size when their normal forms are equal, so `1+n` and `n+1` are, and so are
 //! `n*(m+1)` and `n*m+n`. Futhark compares size expressions as they are written; comparing
-//! normal forms accepts every program that accepts and a few more (`[0] ++ xs ++ [0]` has the
+//! normal forms accepts every program Futhark accepts and a few more (`[0] ++ xs ++ [0]` has the
 //! size `n+2`). Coefficients wrap as `i64` arithmetic does at run time, so an identity of normal
 //! forms is an identity of the values.
 
