@@ -65,6 +65,9 @@ pub const ARRAY_INTRINSICS: &[(&str, &str)] = &[
     ),
     ("iota", "(n: i64) -> *[n]i64"),
     ("replicate", "'t : (n: i64) -> (x: t) -> *[n]t"),
+    // An array whose elements the program writes before it reads them (Futhark leaves them
+    // unspecified; here they are zeros, so every backend agrees).
+    ("scratch", "'t : (n: i64) -> *[n]t"),
     // `replicate` at the size its context requires (what AUTOMAP inserts where a replicate is
     // not induced by a map; not in Futhark).
     ("rep", "[n] 't : (x: t) -> *[n]t"),

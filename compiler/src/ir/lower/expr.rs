@@ -3,11 +3,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use super::builder::boolc;
+use super::builder::{atom_dim, boolc};
 use super::sval::{match_type, Env, SFun, SVal};
-use super::{internal, intrinsic, unsupported, LResult, Lowerer};
+use super::{internal, intrinsic, pat, unsupported, DimName, LResult, Lowerer};
 use crate::diag::Span;
-use crate::ir::{Atom, BinOp, Exp, Type, UnOp};
+use crate::ir::{Atom, BinOp, Dim, Exp, Type, UnOp};
 use crate::prim::{PrimType, PrimValue};
 use crate::syntax::ast::{self, Expr, ExprKind, Literal, RecordField};
 use crate::types::Type as SType;
@@ -280,6 +280,9 @@ impl<'a> Lowerer<'a> {
         if let Some(k) = unflatten_rank(name) {
             return self.unflatten_sizes(k, &ty, env, span);
         }
+        if name == "scratch" {
+            return self.scratch(&ty, env, span);
+        }
         if let Some(arity) = intrinsic::arity(name) {
             if arity == 0 {
                 return self.intrinsic(name, Vec::new(), span);
@@ -432,6 +435,61 @@ impl<'a> Lowerer<'a> {
         let arity = intrinsic::arity("replicate").unwrap_or(2);
         let f = Rc::new(SFun::Intrinsic { name: "replicate".to_string(), arity });
         Ok(SVal::Fun(Rc::new(SFun::Partial { f, args: n })))
+    }
+
+    /// `scratch` at type `ty` (`(n: i64) -> *[n]t`): `replicate n` of a zero of type `t`, whose
+    /// sizes must be known here (`scratch n : [n][m]f32`).
+    fn scratch(&mut self, ty: &SType, env: &Env<'a>, span: Span) -> LResult<SVal<'a>> {
+        let SType::Arrow { to, .. } = ty else { return Err(internal(span, "scratch's type")) };
+        let SType::Array { shape, elem, .. } = &**to else {
+            return Err(internal(span, "scratch's type"));
+        };
+        let elem_ty = SType::array_of(shape[1..].to_vec(), (**elem).clone());
+        if matches!(**elem, SType::Sum(_)) {
+            return Err(unsupported(span, "`scratch` of a sum type"));
+        }
+        let unknown = || {
+            unsupported(
+                span,
+                "the sizes of the elements of this `scratch` are not known here (give them with \
+                 a type, e.g. `scratch n : [n][m]f32`)",
+            )
+        };
+        let shapes =
+            pat::leaf_shapes(Some(&elem_ty), &elem_ty).map_err(|m| unsupported(span, m))?;
+        let mut leaves = Vec::new();
+        for (p, names) in shapes {
+            let mut dims = Vec::new();
+            for name in &names {
+                let d = match name {
+                    DimName::Const(c) => Dim::Const(*c),
+                    DimName::Named(n) => {
+                        let size = crate::types::Size::Var(n.clone());
+                        atom_dim(self.eval_size(&size, env).ok_or_else(unknown)?)
+                            .ok_or_else(unknown)?
+                    }
+                    DimName::Computed(size) => {
+                        atom_dim(self.eval_size(size, env).ok_or_else(unknown)?)
+                            .ok_or_else(unknown)?
+                    }
+                    DimName::Anon => return Err(unknown()),
+                };
+                dims.push(d);
+            }
+            let zero = Atom::Const(crate::prim::PrimValue::zero(p));
+            if dims.is_empty() {
+                leaves.push((zero, Type::Prim(p)));
+            } else {
+                let t = Type::Array { elem: p, shape: dims.clone() };
+                let v =
+                    self.b.let1("zeros", t.clone(), Exp::Replicate { shape: dims, value: zero });
+                leaves.push((Atom::Var(v), t));
+            }
+        }
+        let zero = pat::build_sval(&elem_ty, &mut leaves.into_iter())
+            .ok_or_else(|| internal(span, "scratch's element"))?;
+        let f = Rc::new(SFun::Intrinsic { name: "scratch".to_string(), arity: 2 });
+        Ok(SVal::Fun(Rc::new(SFun::Partial { f, args: vec![zero] })))
     }
 
     /// `unflatten` (or `unflatten_3d`, `unflatten_4d`) at type `ty`: the intrinsic applied to

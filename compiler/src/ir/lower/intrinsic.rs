@@ -131,6 +131,13 @@ impl<'a> Lowerer<'a> {
                 );
                 Ok(SVal::Leaf(Atom::Var(v), ty))
             }
+            // `scratch` with the zero element `lookup` made for its type.
+            "scratch" => {
+                let (x, n) = (arg()?, arg()?);
+                let n = self.int_to_i64(&n, span)?;
+                let d = atom_dim(n).ok_or_else(|| internal(span, "scratch size"))?;
+                self.replicate(d, &x)
+            }
             "replicate" => {
                 let (n, x) = (arg()?, arg()?);
                 let n = self.int_to_i64(&n, span)?;
