@@ -29,8 +29,8 @@ pub(crate) struct Solver<'s> {
     late: Vec<(Span, &'static str, Ty)>,
     /// The size of each keyed slice of a dimension (`SliceSize::Keyed`).
     slices: HashMap<(Dim, SliceKey), Dim>,
-    /// Names bound again where they are in scope (`Gen::shadowed`): a size named by or computed
-    /// from one of them (`iota i`, `xs[i:]`) could mean either binding, so it is not.
+    /// Names bound again where they are in scope (`Gen::shadowed`): a size computed from one of
+    /// them (`iota (i+1)`, `xs[i:]`) could mean either binding, so it is not computed.
     pub rebound: std::collections::HashSet<Name>,
 }
 
@@ -319,10 +319,13 @@ impl<'s> Solver<'s> {
                 let mut to = self.store.zonk(&to);
                 if let Some(p) = param.filter(|p| to.mentions(p)) {
                     let d = match &info.arg_size {
-                        ArgSize::Var(x) if !self.rebound.contains(x) => Dim::Name(x.clone()),
+                        // A name alone keeps naming the size even where a binding shadows
+                        // it (the types could then confuse the two bindings, which lowering
+                        // catches at run time); a computed size of one is not computed.
+                        ArgSize::Var(x) => Dim::Name(x.clone()),
                         ArgSize::Const(k) => Dim::Const(*k),
                         ArgSize::Expr(d) if !self.mentions_rebound(d) => d.clone(),
-                        ArgSize::Var(_) | ArgSize::Expr(_) => self.store.existential(
+                        ArgSize::Expr(_) => self.store.existential(
                             "a size given by a name that is bound again inside its scope in this \
                              definition (rename one binding to keep the size)",
                             info.arg_span,
