@@ -60,10 +60,21 @@ impl Restrict<'_> {
                     .iter()
                     .any(|p| self.pats.get(&p.id).is_some_and(|t| constructive(t, name)));
                 if !used {
-                    self.errors.push(
-                        Diagnostic::ty(*span, format!("the size parameter `{name}` is not the size of any parameter"))
-                            .with_hint("a size parameter must appear in the type of a parameter, outside of function types"),
-                    );
+                    let mut e = Diagnostic::ty(
+                        *span,
+                        format!("the size parameter `{name}` is not the size of any parameter"),
+                    )
+                    .with_hint("a size parameter must appear in the type of a parameter, outside of function types");
+                    let computed = d.params.iter().find_map(|p| {
+                        self.pats.get(&p.id).and_then(|t| computed_mentioning(t, name))
+                    });
+                    if let Some(size) = computed {
+                        e = e.with_hint(format!(
+                            "`{name}` appears only in the computed size `{size}`, from which a call \
+                             cannot tell it: give some parameter the size `[{name}]`"
+                        ));
+                    }
+                    self.errors.push(e);
                 }
             }
         }
@@ -266,6 +277,21 @@ fn constructive(t: &Type, name: &str) -> bool {
         Type::Record(fs) => fs.values().any(|t| constructive(t, name)),
         Type::Sum(cs) => cs.values().flatten().any(|t| constructive(t, name)),
         Type::Prim(_) | Type::Var(_) | Type::Arrow { .. } => false,
+    }
+}
+
+/// A computed size (`[n+1]`) in `t`, outside function types, that mentions `name`.
+fn computed_mentioning(t: &Type, name: &str) -> Option<Size> {
+    match t {
+        Type::Array { shape, elem, .. } => shape
+            .iter()
+            .find(|s| s.is_computed() && s.names().iter().any(|n| *n == name))
+            .cloned()
+            .or_else(|| computed_mentioning(elem, name)),
+        Type::Tuple(ts) => ts.iter().find_map(|t| computed_mentioning(t, name)),
+        Type::Record(fs) => fs.values().find_map(|t| computed_mentioning(t, name)),
+        Type::Sum(cs) => cs.values().flatten().find_map(|t| computed_mentioning(t, name)),
+        Type::Prim(_) | Type::Var(_) | Type::Arrow { .. } => None,
     }
 }
 
