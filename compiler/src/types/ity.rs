@@ -667,7 +667,8 @@ pub(crate) fn show_dim(store: &Store, d: &Dim) -> String {
         Dim::Name(n) => format!("`{n}`"),
         Dim::Var(v) => match store.dvars.get(v as usize) {
             Some(DVarInfo { hint: Some(n), .. }) => format!("`{n}`"),
-            _ => "unknown".into(),
+            // Numbered, so a computed size that mentions it (`?₃ + ?₄`) can be read against it.
+            _ => format!("`?{}` (not known yet)", subscript(v)),
         },
         d @ (Dim::Poly(_) | Dim::Opaque(..)) => {
             let mut out = String::new();
@@ -677,7 +678,7 @@ pub(crate) fn show_dim(store: &Store, d: &Dim) -> String {
     }
 }
 
-/// A size as written in a type: an unknown one without a name as nothing (`[]`), or `?` inside
+/// A size as written in a type: an unknown one without a name as nothing (`[]`), or `?₃` inside
 /// a computed size.
 fn write_dim(store: &Store, d: &Dim, out: &mut String) {
     use std::fmt::Write;
@@ -685,7 +686,7 @@ fn write_dim(store: &Store, d: &Dim, out: &mut String) {
         Dim::Name(n) => f.write_str(n),
         Dim::Var(v) => match store.dvars.get(*v as usize) {
             Some(DVarInfo { hint: Some(n), .. }) => f.write_str(n),
-            _ => f.write_str("?"),
+            _ => write!(f, "?{}", subscript(*v)),
         },
         _ => Ok(()),
     };

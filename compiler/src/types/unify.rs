@@ -36,6 +36,21 @@ pub(crate) struct Mode<'a> {
 /// gives `n₁ = k`: sizes are below 2^63, so no wrapped solution is a size); otherwise nothing
 /// (the sizes differ, or too little is known yet to tell).
 fn solve_for_one(a: &Dim, b: &Dim) -> Option<(DVar, Dim)> {
+    // A size variable on both sides would cancel: `n₁ + n₂ = n₁` says `n₂ = 0` only by
+    // accident of what is unknown yet, so such sizes stay different.
+    let vars = |d: &Dim| {
+        let mut vs = Vec::new();
+        for_each_atom(d, &mut |x| {
+            if let Dim::Var(v) = x {
+                vs.push(*v)
+            }
+        });
+        vs
+    };
+    let (va, vb) = (vars(a), vars(b));
+    if va.iter().any(|v| vb.contains(v)) {
+        return None;
+    }
     let diff = to_poly(a).sub(&to_poly(b));
     let mut var = None;
     for (m, c) in diff.terms() {

@@ -262,6 +262,8 @@ def use_drop [m] (a: [m]i32) = drop_one (a ++ [1]) a
     assert_eq!(type_of(src, "twice"), "[n]i32 -> [2*n]i32");
     // `drop_one`'s `n` is solved from `xs` first (`n + 1 = m + 1`), then checked against `ys`.
     assert_eq!(type_of(src, "use_drop"), "[m]i32 -> [m]i32");
+    // Unknown sizes that would cancel are not solved for (`n₂ = 0` here would be an accident).
+    error("def g xs ys = zip (xs ++ ys) (xs : []i32)", "size mismatch");
     let e = error("def f [n] (xs: [n]i32) : [n+1]i32 = xs ++ xs", "size mismatch");
     assert!(e.message.contains("`n + 1`") && e.message.contains("`2*n`"), "{}", e.message);
 }
