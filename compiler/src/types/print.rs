@@ -57,16 +57,58 @@ pub(crate) fn show_scheme(s: &Scheme, names: &[Name]) -> String {
         .filter(|(n, c)| *c == 1 && super::is_invented(n) && !s.size_params.iter().any(|p| p == n))
         .map(|(n, _)| n.to_string())
         .collect();
+    // The result's other existentials are quantified before it, as Futhark writes them:
+    // `[n]i32 -> ?[k].([k]i32, [k]i32)`, `?[k].[2*k]i32`.
+    let mut t = &s.ty;
     let mut out = String::new();
-    write(&s.ty, names, &anon, &mut out, false);
+    while let Type::Arrow { param, from, to } = t {
+        write_param(param.as_ref(), from, names, &anon, &mut out);
+        out.push_str(" -> ");
+        t = to;
+    }
+    let mut result = std::collections::HashMap::new();
+    count_sizes(t, &mut result);
+    let mut exist: Vec<&str> = result
+        .into_keys()
+        .filter(|n| {
+            super::is_invented(n)
+                && !anon.iter().any(|a| a == n)
+                && !s.size_params.iter().any(|p| p == n)
+        })
+        .collect();
+    exist.sort_unstable();
+    if !exist.is_empty() {
+        out.push('?');
+        for n in exist {
+            out.push_str(&format!("[{n}]"));
+        }
+        out.push('.');
+    }
+    write(t, names, &anon, &mut out, false);
     out
+}
+
+/// The parameter of a function type: `(n: i64)` when the result's sizes name it.
+fn write_param(param: Option<&Name>, from: &Type, names: &[Name], anon: &[Name], out: &mut String) {
+    match param {
+        Some(p) => {
+            out.push_str(&format!("({p}: "));
+            write(from, names, anon, out, false);
+            out.push(')');
+        }
+        None => write(from, names, anon, out, true),
+    }
 }
 
 fn count_sizes<'t>(t: &'t Type, counts: &mut std::collections::HashMap<&'t str, usize>) {
     match t {
         Type::Array { shape, elem, .. } => {
-            for n in shape.iter().flat_map(Size::names) {
-                *counts.entry(n.as_str()).or_default() += 1;
+            for d in shape {
+                // A name inside a computed size is printed by name, never as `[]`.
+                let weight = if d.is_computed() { 2 } else { 1 };
+                for n in d.names() {
+                    *counts.entry(n.as_str()).or_default() += weight;
+                }
             }
             count_sizes(elem, counts);
         }
@@ -156,14 +198,7 @@ fn write(t: &Type, names: &[Name], anon: &[Name], out: &mut String, atom: bool) 
             if atom {
                 out.push('(');
             }
-            match param {
-                Some(p) => {
-                    out.push_str(&format!("({p}: "));
-                    write(from, names, anon, out, false);
-                    out.push(')');
-                }
-                None => write(from, names, anon, out, true),
-            }
+            write_param(param.as_ref(), from, names, anon, out);
             out.push_str(" -> ");
             write(to, names, anon, out, false);
             if atom {
