@@ -622,7 +622,6 @@ impl<'s> Solver<'s> {
         self.errors.push(d);
     }
 
-    /// A type in a message: "`bool`", or "a floating-point type" for an undetermined literal.
     /// One dimension (a size not yet inferred is one too) sliced with the same bounds: the
     /// same size at run time.
     fn keyed_slice(&mut self, dim: &Dim, key: &SliceKey, span: Span) -> Dim {
@@ -641,6 +640,7 @@ impl<'s> Solver<'s> {
         d.names().iter().any(|n| self.rebound.contains(n))
     }
 
+    /// A type in a message: "`bool`", or "a floating-point type" for an undetermined literal.
     fn show_found(&self, t: &Ty) -> String {
         if let Ty::Var(v) = self.store.resolve(t) {
             let info = self.store.tvar(v);
