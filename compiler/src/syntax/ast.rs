@@ -203,6 +203,10 @@ pub enum PatKind {
 /// section again.
 pub const INDEX_SECTION_PARAM: &str = "x%";
 
+/// `m.(e)` until `syntax::modules` resolves it: `e` applied to a variable named this followed by
+/// the module path `m` (a name no program can write).
+pub const LOCAL_OPEN: &str = "open%";
+
 impl TypeExp {
     /// Whether the size `name` appears in this type as written (`[name]t`, `vec [name] f32`).
     pub fn mentions_size(&self, name: &str) -> bool {
@@ -394,3 +398,93 @@ pub enum ExprKind {
 /// The numeric module names that qualify built-in functions (`f32.sqrt`, `i64.sum`).
 pub const NUMERIC_MODULES: [&str; 12] =
     ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool"];
+
+// ---------------------------------------------------------------------------------------------
+// The module language, as written. `syntax::modules::flatten` turns a program's [`SrcDec`]s into
+// plain [`Dec`]s whose names are qualified by the modules they were declared in (`M.f`,
+// `M.N.t`), so no later stage sees a module.
+
+/// A declaration as written, module language included.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SrcDec {
+    Dec(Dec),
+    /// `module M (P: S) : T = m`.
+    Module(ModBind),
+    /// `module type S = s`.
+    ModType {
+        name: Name,
+        name_span: Span,
+        sig: SigExp,
+        span: Span,
+    },
+    /// `open m`: the module's names in scope (and, inside a module, exported from it).
+    Open(ModExp, Span),
+    /// `local d`: `d`'s names in scope but not exported from the enclosing module.
+    Local(Box<SrcDec>, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModBind {
+    pub name: Name,
+    pub name_span: Span,
+    /// The parameters of a parametric module, `(P: S)`, outermost first.
+    pub params: Vec<ModParam>,
+    pub sig: Option<SigExp>,
+    pub body: ModExp,
+    pub span: Span,
+}
+
+/// `(P: S)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModParam {
+    pub name: Name,
+    pub sig: SigExp,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModExp {
+    pub kind: ModExpKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModExpKind {
+    /// `M`, `M.N`, or a numeric module (`f32`).
+    Var(Vec<(Name, Span)>),
+    /// `{ d1 d2 ... }`.
+    Struct(Vec<SrcDec>),
+    /// `F m`.
+    Apply(Box<ModExp>, Box<ModExp>),
+    /// `m : S`.
+    Ascribe(Box<ModExp>, SigExp),
+}
+
+/// A module type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SigExp {
+    pub kind: SigExpKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SigExpKind {
+    /// A module type bound by `module type` (possibly qualified, `M.S`).
+    Var(Vec<(Name, Span)>),
+    /// `{ val f: t  type t ... }`.
+    Specs(Vec<Spec>),
+    /// `S with t = i32` (the refinement is checked by the use of the module, not by the type).
+    With(Box<SigExp>, Vec<Name>, TypeExp),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Spec {
+    /// `val f [n] 'a: t`.
+    Val { name: Name, span: Span },
+    /// `type t 'a`, `type t = i32`.
+    Type { name: Name, span: Span },
+    /// `module M: S`.
+    Module { name: Name, sig: SigExp, span: Span },
+    /// `include S`.
+    Include(SigExp),
+}

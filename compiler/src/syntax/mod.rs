@@ -32,13 +32,18 @@
 //! - A section with an index among its steps (`(.[i])`, `(.f[i])`) is read as the lambda
 //!   `\x -> x.f[i]` (its parameter named so that no program can capture it); `(.f.g)` alone stays
 //!   a projection section.
-//! - Not supported, each with an `unsupported: ...` error at its span: modules (`module`,
-//!   `import`, `open`, `local`, `include`), redefining a built-in operator, string and character
-//!   literals, local opens `m.(e)`, and size expressions other than a name or a constant
-//!   (`[n+1]`).
+//! - The module language (`module`, `module type`, `open`, `local`, `m.(e)`) is parsed into
+//!   [`ast::SrcDec`]s and flattened by [`modules::flatten`] within [`parse`], so the program
+//!   every later stage sees has none; a local open `m.(e)` is parsed as an application of a
+//!   variable no program can write ([`ast::LOCAL_OPEN`]), which the flattening replaces.
+//! - Not supported, each with an `unsupported: ...` error at its span: `import` (a program is
+//!   one file), anonymous parametric modules and their module types, redefining a built-in
+//!   operator, string and character literals, and size expressions other than names, constants
+//!   and `+ - * / %`.
 
 pub mod ast;
 pub mod lexer;
+pub mod modules;
 pub(crate) mod parser;
 pub mod printer;
 pub mod strip;
@@ -64,7 +69,8 @@ pub fn parse_with_base(src: &str, base: u32) -> Result<ast::Program, Vec<Diagnos
     let decs = p.program();
     diags.append(&mut p.diags);
     if diags.is_empty() {
-        Ok(ast::Program { decs, next_id: p.next_id() })
+        let (decs, next_id) = modules::flatten(decs, p.next_id(), p.local_opens)?;
+        Ok(ast::Program { decs, next_id })
     } else {
         diags.sort_by_key(|d| d.span.start);
         Err(diags)

@@ -8,11 +8,11 @@ use crate::syntax::lexer::{Kw, Tok};
 
 impl Parser<'_> {
     /// A whole program. Errors are in `self.diags`; the declarations that parsed are returned.
-    pub fn program(&mut self) -> Vec<Dec> {
+    pub fn program(&mut self) -> Vec<SrcDec> {
         let mut decs = Vec::new();
         while !self.at(&Tok::Eof) {
             let start = self.pos;
-            match self.dec() {
+            match self.src_dec() {
                 Ok(d) => decs.push(d),
                 Err(_) => {
                     if self.pos == start {
@@ -30,7 +30,12 @@ impl Parser<'_> {
         self.rec = 0;
         self.negated = false;
         while !self.at(&Tok::Eof) {
-            let at_dec = matches!(self.tok(), Tok::Kw(Kw::Def | Kw::Entry | Kw::Type | Kw::Let));
+            let at_dec = matches!(
+                self.tok(),
+                Tok::Kw(
+                    Kw::Def | Kw::Entry | Kw::Type | Kw::Let | Kw::Module | Kw::Open | Kw::Local
+                )
+            );
             if at_dec && self.token().is_some_and(|t| t.col1) {
                 return;
             }
@@ -38,17 +43,36 @@ impl Parser<'_> {
         }
     }
 
-    fn dec(&mut self) -> PResult<Dec> {
+    /// A declaration, module language included.
+    pub(super) fn src_dec(&mut self) -> PResult<SrcDec> {
         let start = self.span();
         let doc = self.token().and_then(|t| t.doc.clone());
         match self.tok() {
-            Tok::Kw(Kw::Def | Kw::Let) => self.val_dec(false, doc).map(Dec::Val),
-            Tok::Kw(Kw::Entry) => self.val_dec(true, doc).map(Dec::Val),
-            Tok::Kw(Kw::Type) => self.type_dec().map(Dec::Type),
-            Tok::Kw(k @ (Kw::Module | Kw::Import | Kw::Open | Kw::Local | Kw::Include)) => {
-                let d =
-                    Diagnostic::parse(start, format!("unsupported: modules (`{}`)", k.as_str()))
-                        .with_hint("Ogham programs are single files without modules");
+            Tok::Kw(Kw::Def | Kw::Let) => {
+                self.val_dec(false, doc).map(|d| SrcDec::Dec(Dec::Val(d)))
+            }
+            Tok::Kw(Kw::Entry) => self.val_dec(true, doc).map(|d| SrcDec::Dec(Dec::Val(d))),
+            Tok::Kw(Kw::Type) => self.type_dec().map(|d| SrcDec::Dec(Dec::Type(d))),
+            Tok::Kw(Kw::Module) => self.module_dec(),
+            Tok::Kw(Kw::Open) => {
+                self.bump();
+                let m = self.mod_exp()?;
+                let span = start.to(m.span);
+                Ok(SrcDec::Open(m, span))
+            }
+            Tok::Kw(Kw::Local) => {
+                self.bump();
+                let d = self.src_dec()?;
+                Ok(SrcDec::Local(Box::new(d), self.span_from(start)))
+            }
+            Tok::Kw(Kw::Import) => {
+                let d = Diagnostic::parse(start, "unsupported: `import`")
+                    .with_hint("an Ogham program is one file: copy the imported declarations into it, in modules if need be");
+                Err(self.report(d))
+            }
+            Tok::Kw(Kw::Include) => {
+                let d = Diagnostic::parse(start, "`include` belongs in a module type")
+                    .with_hint("to bring a module's names into scope, `open` it");
                 Err(self.report(d))
             }
             Tok::Kw(Kw::Val) => {
@@ -58,7 +82,8 @@ impl Parser<'_> {
                 );
                 Err(self.report(d))
             }
-            _ => Err(self.expected("a declaration (`def`, `entry` or `type`)")),
+            _ => Err(self
+                .expected("a declaration (`def`, `entry`, `type`, `module`, `open` or `local`)")),
         }
     }
 

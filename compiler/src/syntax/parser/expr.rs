@@ -433,11 +433,8 @@ impl Parser<'_> {
                 Tok::Dot => {
                     self.bump();
                     if self.at(&Tok::LParen) {
-                        let d = Diagnostic::parse(
-                            self.span(),
-                            "unsupported: local module opens (`m.(e)`)",
-                        );
-                        return Err(self.report(d));
+                        e = self.local_open(e)?;
+                        continue;
                     }
                     let f = self.field_name()?;
                     let span = self.span_from(e.span);
@@ -452,6 +449,32 @@ impl Parser<'_> {
                 _ => return Ok(e),
             }
         }
+    }
+
+    /// At the `(` of `m.(e)`, `m` parsed as `e`: the module path `m` opened in `e`, which the
+    /// parser writes as the application of [`LOCAL_OPEN`]`m` to `e` (`syntax::modules` resolves
+    /// it).
+    #[inline(never)]
+    fn local_open(&mut self, m: Box<Expr>) -> PResult<Box<Expr>> {
+        fn path(e: &Expr) -> Option<String> {
+            match &e.kind {
+                ExprKind::Var(n) if !n.contains('.') => Some(n.clone()),
+                ExprKind::Project(inner, f) => Some(format!("{}.{f}", path(inner)?)),
+                _ => None,
+            }
+        }
+        let Some(p) = path(&m) else {
+            let d = Diagnostic::parse(m.span, "only a module can be opened with `.(...)`")
+                .with_hint("write a module name (`m.(e)`, `f32.(e)`)");
+            return Err(self.report(d));
+        };
+        self.bump();
+        let inner = self.exp()?;
+        self.expect(Tok::RParen, "`)`")?;
+        self.local_opens = true;
+        let span = self.span_from(m.span);
+        let f = self.mk(ExprKind::Var(format!("{LOCAL_OPEN}{p}")), m.span)?;
+        self.mk(ExprKind::Apply(f, inner), span)
     }
 
     /// After `[`: index and slice components up to and including `]`.

@@ -10,6 +10,7 @@
 mod binding;
 mod decl;
 pub(crate) mod expr;
+mod modules;
 mod pat;
 mod types;
 
@@ -45,6 +46,8 @@ pub struct Parser<'a> {
     negated: bool,
     /// The operators the program has defined so far (`def (+^) ...`): uses of them are known.
     user_ops: std::collections::HashSet<String>,
+    /// Whether the program opens a module locally (`m.(e)`), which `syntax::modules` resolves.
+    pub local_opens: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -60,6 +63,7 @@ impl<'a> Parser<'a> {
             rec: 0,
             negated: false,
             user_ops: std::collections::HashSet::new(),
+            local_opens: false,
         }
     }
 

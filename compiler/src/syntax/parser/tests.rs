@@ -406,8 +406,10 @@ fn unknown_operators_are_reported() {
 #[test]
 fn unsupported_forms_say_so() {
     for (src, msg) in [
-        ("import \"lib\"", "unsupported: modules (`import`)"),
-        ("module m = {}", "unsupported: modules (`module`)"),
+        ("import \"lib\"", "unsupported: `import`"),
+        ("module m = \\(p: s) -> p", "unsupported: anonymous parametric modules"),
+        ("module f (p: (q: s) -> s) = p", "unsupported: module types of parametric modules"),
+        ("def f = (1 + 2).(x)", "only a module can be opened with `.(...)`"),
         ("def (+) x y = x", "unsupported: redefining the built-in operator `+`"),
         ("def f = \"s\"", "unsupported: string literals"),
         (

@@ -110,6 +110,7 @@ impl Parser<'_> {
         if let Tok::Ident(name) = self.tok().clone() {
             if PrimType::from_name(&name).is_none() {
                 self.bump();
+                let name = self.qualified_rest(name);
                 let mut args = Vec::new();
                 loop {
                     if self.at_lbracket() {
@@ -127,11 +128,29 @@ impl Parser<'_> {
         self.type_atom()
     }
 
+    /// After the name `first`: `.n` steps written without spaces make a qualified name
+    /// (`M.t`, `M.N.t`), a type declared in a module.
+    fn qualified_rest(&mut self, first: Name) -> Name {
+        let mut name = first;
+        while self.at(&Tok::Dot)
+            && matches!(self.tok_at(1), Tok::Ident(_))
+            && self.span().start == self.prev_end()
+        {
+            self.bump();
+            if let Tok::Ident(n) = self.tok().clone() {
+                self.bump();
+                name = format!("{name}.{n}");
+            }
+        }
+        name
+    }
+
     fn at_type_atom_start(&self) -> bool {
-        matches!(
-            self.tok(),
-            Tok::Ident(_) | Tok::LParen | Tok::LBrace | Tok::LBracket | Tok::IndexBracket
-        )
+        match self.tok() {
+            Tok::Ident(_) | Tok::LParen | Tok::LBrace | Tok::LBracket | Tok::IndexBracket => true,
+            Tok::QualIdent(n) => n.ends_with(".t"),
+            _ => false,
+        }
     }
 
     /// `TypeExpAtom`: names, tuples, records, parenthesised types, and arrays `[n]t`.
@@ -144,7 +163,17 @@ impl Parser<'_> {
                 self.bump();
                 match PrimType::from_name(&name) {
                     Some(p) => TypeExpKind::Prim(p),
-                    None => TypeExpKind::Named(name, Vec::new()),
+                    None => TypeExpKind::Named(self.qualified_rest(name), Vec::new()),
+                }
+            }
+            // `f32.t`: a numeric module's type.
+            Tok::QualIdent(name) if name.ends_with(".t") => {
+                match PrimType::from_name(&name[..name.len() - 2]) {
+                    Some(p) => {
+                        self.bump();
+                        TypeExpKind::Prim(p)
+                    }
+                    None => return Err(self.expected("a type")),
                 }
             }
             Tok::LBracket | Tok::IndexBracket => {

@@ -130,6 +130,31 @@ proptest! {
 
 }
 
+/// A program in the module language; not in the round-trip corpus, since its flat names
+/// (`m.f`) print as projections.
+const MODULES: &str = include_str!("../testdata/modules.fut");
+
+/// Whatever `src` is, parsing it returns (no panic), with errors inside the source.
+fn check_parse_returns(src: &str) -> Result<(), TestCaseError> {
+    if let Err(ds) = parse(src) {
+        prop_assert!(!ds.is_empty());
+        for d in &ds {
+            prop_assert!(d.span.start <= d.span.end && d.span.end as usize <= src.len(), "{d:?}");
+            let _ = d.render("fuzz.fut", src);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(1000))]
+
+    #[test]
+    fn mutated_module_programs_never_panic(ms in prop::collection::vec(mutation(), 1..6)) {
+        check_parse_returns(&apply(MODULES, &ms))?;
+    }
+}
+
 proptest! {
     #![proptest_config(config(300))]
 
