@@ -626,11 +626,31 @@ impl Flattener {
         }
     }
 
+    /// The declaration a variable or operator (or a backticked `M.f`) names.
     fn value_name(&self, n: &Name, scope: &Scope, locals: &Locals) -> Name {
         if locals.values.contains(n) {
             return n.clone();
         }
-        scope.values.get(n).cloned().unwrap_or_else(|| n.clone())
+        if let Some(flat) = scope.values.get(n) {
+            return flat.clone();
+        }
+        // `` x `M.f` y ``: resolved here when `M` is a module in scope; otherwise the checker
+        // reports the name.
+        let mut parts = n.split('.');
+        let mut m = parts.next().and_then(|first| scope.mods.get(first)).cloned();
+        let mut rest: Vec<&str> = parts.collect();
+        let Some(last) = rest.pop() else { return n.clone() };
+        for part in rest {
+            m = match m {
+                Some(Module::Struct(x)) => x.mods.get(part).cloned(),
+                _ => None,
+            };
+        }
+        match m {
+            Some(Module::Struct(x)) => x.values.get(last).cloned().unwrap_or_else(|| n.clone()),
+            Some(Module::Numeric(t)) => format!("{t}.{last}"),
+            _ => n.clone(),
+        }
     }
 
     fn expr(&mut self, e: &Expr, scope: &Scope, locals: &mut Locals) -> Expr {
@@ -648,7 +668,8 @@ impl Flattener {
                 }
             },
             ExprKind::Var(n) => {
-                if !locals.values.contains(n) && scope.mods.contains_key(n) {
+                let local = locals.values.contains(n);
+                if !local && !scope.values.contains_key(n) && scope.mods.contains_key(n) {
                     self.error(e.span, format!("`{n}` is a module, not a value"));
                 }
                 ExprKind::Var(self.value_name(n, scope, locals))

@@ -205,3 +205,19 @@ fn deeply_nested_structures_are_bounded() {
     );
     assert!(!errors(&src).is_empty());
 }
+
+#[test]
+fn a_module_and_a_value_may_share_a_name() {
+    let out = flat("module m = { def k = 2i32 }\ndef m = 1i32\ndef g = m + m.k");
+    assert!(out.contains("def g = m + m.k"), "{out}");
+}
+
+#[test]
+fn backticked_qualified_names_are_resolved() {
+    // `n` is another name for `m`: the operator is `m.f`'s declaration.
+    let p =
+        parse("module m = { def f (x: i32) (y: i32) = x + y }\nmodule n = m\ndef g = 1 `n.f` 2")
+            .unwrap();
+    let Some(Dec::Val(g)) = p.decs.last() else { panic!() };
+    assert!(matches!(&g.body.kind, ExprKind::BinOp { op, .. } if op == "m.f"), "{:?}", g.body);
+}
