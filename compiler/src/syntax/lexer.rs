@@ -98,6 +98,8 @@ pub enum Tok {
         decimal: bool,
     },
     Float(f64, Option<FloatType>),
+    /// A string literal's UTF-8 bytes.
+    Str(Vec<u8>),
     /// A symbolic operator such as `+`, `|>`, `-` or `*` (also used for negation and uniqueness).
     Op(String),
     Kw(Kw),
@@ -367,11 +369,19 @@ impl Lexer<'_> {
 
     fn apostrophe(&mut self) {
         let start = self.pos;
-        // `'a'` is a character literal in Futhark.
-        if self.peek(1) != 0 && self.peek(1) != b'\'' && self.peek(2) == b'\'' {
-            self.pos += 3;
-            self.error(start, self.pos, "unsupported: character literals");
-            return;
+        // `'a'`, `'\n'`, `'λ'`: a character literal, an integer literal of the code point.
+        if let Some((c, len)) = self.char_literal(start + 1) {
+            if self.b.get(start + 1 + len) == Some(&b'\'') {
+                self.pos = start + len + 2;
+                match c {
+                    Ok(c) => self.push(
+                        Tok::Int { value: i128::from(u32::from(c)), suffix: None, decimal: true },
+                        start,
+                    ),
+                    Err(msg) => self.error(start, self.pos, msg),
+                }
+                return;
+            }
         }
         let tok = match self.peek(1) {
             b'^' => Tok::ApostropheHat,
@@ -440,14 +450,89 @@ impl Lexer<'_> {
         }
     }
 
+    /// The character (or escape) at byte `at` of a character or string literal, and its length
+    /// in bytes; `None` at the end of input, a newline or a quote that ends the literal.
+    fn char_literal(&self, at: usize) -> Option<(Result<char, String>, usize)> {
+        let rest = self.src.get(at..)?;
+        let c = rest.chars().next()?;
+        match c {
+            '\n' | '\'' => None,
+            '\\' => {
+                let e = rest[1..].chars().next()?;
+                let simple = match e {
+                    'n' => Some('\n'),
+                    't' => Some('\t'),
+                    'r' => Some('\r'),
+                    '0' => Some('\0'),
+                    '\\' => Some('\\'),
+                    '\'' => Some('\''),
+                    '"' => Some('"'),
+                    _ => None,
+                };
+                if let Some(c) = simple {
+                    return Some((Ok(c), 2));
+                }
+                // `\xHH` and `\u{H...}`.
+                let hex =
+                    |digits: &str| u32::from_str_radix(digits, 16).ok().and_then(char::from_u32);
+                if e == 'x' {
+                    let digits = rest.get(2..4)?;
+                    return Some((
+                        hex(digits).ok_or_else(|| format!("invalid escape `\\x{digits}`")),
+                        4,
+                    ));
+                }
+                if e == 'u' && rest[2..].starts_with('{') {
+                    let close = rest.find('}')?;
+                    let digits = &rest[3..close];
+                    return Some((
+                        hex(digits).ok_or_else(|| format!("invalid escape `\\u{{{digits}}}`")),
+                        close + 1,
+                    ));
+                }
+                let len = 1 + e.len_utf8();
+                Some((Err(format!("unknown escape `\\{e}` (known: \\n \\t \\r \\0 \\\\ \\' \\\" \\xHH \\u{{H}})")), len))
+            }
+            c => Some((Ok(c), c.len_utf8())),
+        }
+    }
+
+    /// `"text"`: the UTF-8 bytes of the text, as an array of `u8` (as in Futhark).
     fn string(&mut self) {
         let start = self.pos;
-        self.pos += 1;
-        while self.pos < self.b.len() && !matches!(self.b[self.pos], b'"' | b'\n') {
-            self.pos += if self.b[self.pos] == b'\\' { 2 } else { 1 };
+        let mut at = start + 1;
+        let mut bytes = Vec::new();
+        let mut bad = None;
+        loop {
+            match self.b.get(at) {
+                Some(b'"') => break,
+                None | Some(b'\n') => {
+                    self.pos = at;
+                    self.error(start, at, "unterminated string literal");
+                    return;
+                }
+                _ => {}
+            }
+            match self.char_literal(at) {
+                Some((c, len)) => {
+                    match c {
+                        Ok(c) => bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+                        Err(msg) => bad = bad.or(Some((at, at + len, msg))),
+                    }
+                    at += len;
+                }
+                // A `'` inside a string is itself.
+                None => {
+                    bytes.push(self.b[at]);
+                    at += 1;
+                }
+            }
         }
-        self.pos = (self.pos + 1).min(self.b.len());
-        self.error(start, self.pos, "unsupported: string literals");
+        self.pos = at + 1;
+        match bad {
+            Some((s, e, msg)) => self.error(s, e, msg),
+            None => self.push(Tok::Str(bytes), start),
+        }
     }
 
     fn dots(&mut self) {

@@ -38,8 +38,9 @@
 //!   variable no program can write ([`ast::LOCAL_OPEN`]), which the flattening replaces.
 //! - Not supported, each with an `unsupported: ...` error at its span: `import` (a program is
 //!   one file), anonymous parametric modules and their module types, redefining a built-in
-//!   operator, string and character literals, and size expressions other than names, constants
-//!   and `+ - * / %`.
+//!   operator, and size expressions other than names, constants and `+ - * / %`.
+//! - As in Futhark, a character literal (`'a'`, `'\n'`) is an integer literal of its code point,
+//!   and a string literal the array of its UTF-8 bytes (`"hi"` is `[104u8, 105u8]`).
 
 pub mod ast;
 pub mod lexer;

@@ -216,9 +216,26 @@ fn columns_and_spans_with_a_base() {
 }
 
 #[test]
-fn unsupported_literals() {
-    assert_eq!(errors("\"str\""), ["unsupported: string literals"]);
-    assert_eq!(errors("'c'"), ["unsupported: character literals"]);
+fn character_and_string_literals() {
+    // A character is an integer literal of its code point.
+    assert_eq!(one("'c'"), int(99, None));
+    assert_eq!(one("'\\n'"), int(10, None));
+    assert_eq!(one("'\\''"), int(39, None));
+    assert_eq!(one("'λ'"), int(0x3bb, None));
+    assert_eq!(one("'\\x41'"), int(65, None));
+    assert_eq!(one("'\\u{1F600}'"), int(0x1f600, None));
+    // A type parameter is not one.
+    assert_eq!(toks("'a 'b"), [Tok::Apostrophe, id("a"), Tok::Apostrophe, id("b")]);
+    // A string is its UTF-8 bytes.
+    assert_eq!(one("\"aλ\\t'\\\"\""), Tok::Str(vec![b'a', 0xce, 0xbb, b'\t', b'\'', b'"']));
+    assert_eq!(one("\"\""), Tok::Str(Vec::new()));
+    assert_eq!(errors("\"str"), ["unterminated string literal"]);
+    assert_eq!(errors("\"a\nb\""), ["unterminated string literal", "unterminated string literal"]);
+    assert_eq!(
+        errors("\"\\q\""),
+        ["unknown escape `\\q` (known: \\n \\t \\r \\0 \\\\ \\' \\\" \\xHH \\u{H})"]
+    );
+    assert_eq!(errors("'\\xZZ'"), ["invalid escape `\\xZZ`"]);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use super::{PResult, Parser};
 use crate::diag::{Diagnostic, Span};
-use crate::prim::PrimType;
+use crate::prim::{IntType, PrimType};
 use crate::syntax::ast::*;
 use crate::syntax::lexer::{Kw, Tok};
 
@@ -369,6 +369,7 @@ impl Parser<'_> {
                 | Tok::QualIdent(_)
                 | Tok::Int { .. }
                 | Tok::Float(..)
+                | Tok::Str(_)
                 | Tok::Kw(Kw::True | Kw::False)
                 | Tok::LParen
                 | Tok::LBracket
@@ -543,6 +544,7 @@ impl Parser<'_> {
                 self.literal(Literal::Int(value, suffix))
             }
             Tok::Float(v, t) => self.literal(Literal::Float(v, t)),
+            Tok::Str(bytes) => self.string_literal(bytes, start),
             Tok::Kw(Kw::True) => self.literal(Literal::Bool(true)),
             Tok::Kw(Kw::False) => self.literal(Literal::Bool(false)),
             Tok::Ident(n) | Tok::QualIdent(n) => {
@@ -555,6 +557,30 @@ impl Parser<'_> {
             }
             _ => Err(self.expected_expression()),
         }
+    }
+
+    /// `"text"` is the array of its UTF-8 bytes, `[116u8, 101u8, ...]`; `""` is `([] : [0]u8)`.
+    #[inline(never)]
+    fn string_literal(&mut self, bytes: Vec<u8>, span: Span) -> PResult<Box<Expr>> {
+        self.bump();
+        let mut elems = Vec::with_capacity(bytes.len());
+        for b in bytes {
+            let lit = Literal::Int(i128::from(b), Some(IntType::U8));
+            elems.push(*self.mk(ExprKind::Literal(lit), span)?);
+        }
+        let empty = elems.is_empty();
+        let array = self.mk(ExprKind::ArrayLit(elems), span)?;
+        if !empty {
+            return Ok(array);
+        }
+        let ty = TypeExp {
+            kind: TypeExpKind::Array(
+                SizeExp { kind: SizeExpKind::Const(0), span },
+                Box::new(TypeExp { kind: TypeExpKind::Prim(PrimType::Int(IntType::U8)), span }),
+            ),
+            span,
+        };
+        self.mk(ExprKind::Ascript(array, ty), span)
     }
 
     #[inline(never)]

@@ -411,7 +411,7 @@ fn unsupported_forms_say_so() {
         ("module f (p: (q: s) -> s) = p", "unsupported: module types of parametric modules"),
         ("def f = (1 + 2).(x)", "only a module can be opened with `.(...)`"),
         ("def (+) x y = x", "unsupported: redefining the built-in operator `+`"),
-        ("def f = \"s\"", "unsupported: string literals"),
+        ("def f = \"s", "unterminated string literal"),
         (
             "def f (x: [i64.max n 2]i32) = x",
             "unsupported: size expressions other than names, integer constants and `+ - * / %`",
