@@ -29,11 +29,14 @@ use crate::syntax::ast::*;
 
 /// The plain declarations of a program written with modules, and one more than the largest node
 /// id in them. Programs without module declarations come back as they are.
-/// `local_opens` says whether the parser read an `m.(e)`.
+/// `local_opens` says whether the parser read an `m.(e)`; `builtin_ops` are the operator nodes
+/// written qualified by a numeric module (`x f32.+ y`), which a module's own `+` does not
+/// replace.
 pub fn flatten(
     decs: Vec<SrcDec>,
     next_id: u32,
     local_opens: bool,
+    builtin_ops: &HashSet<NodeId>,
 ) -> Result<(Vec<Dec>, u32), Vec<Diagnostic>> {
     if !local_opens && decs.iter().all(|d| matches!(d, SrcDec::Dec(_))) {
         let plain = decs
@@ -46,6 +49,7 @@ pub fn flatten(
         return Ok((plain, next_id));
     }
     let mut f = Flattener {
+        builtin_ops,
         out: Vec::new(),
         diags: Vec::new(),
         used_ids: HashSet::new(),
@@ -121,7 +125,8 @@ struct Locals {
     types: Vec<Name>,
 }
 
-struct Flattener {
+struct Flattener<'b> {
+    builtin_ops: &'b HashSet<NodeId>,
     out: Vec<Dec>,
     diags: Vec<Diagnostic>,
     used_ids: HashSet<u32>,
@@ -135,7 +140,7 @@ struct Flattener {
     too_large: bool,
 }
 
-impl Flattener {
+impl Flattener<'_> {
     fn error(&mut self, span: Span, msg: impl Into<String>) -> &mut Self {
         self.diags.push(Diagnostic::ty(span, msg));
         self
@@ -626,6 +631,15 @@ impl Flattener {
         }
     }
 
+    /// The operator of the node `id`: the built-in one if it was written qualified (`f32.+`).
+    fn op_name(&self, op: &Name, id: NodeId, scope: &Scope, locals: &Locals) -> Name {
+        if self.builtin_ops.contains(&id) {
+            op.clone()
+        } else {
+            self.value_name(op, scope, locals)
+        }
+    }
+
     /// The declaration a variable or operator (or a backticked `M.f`) names.
     fn value_name(&self, n: &Name, scope: &Scope, locals: &Locals) -> Name {
         if locals.values.contains(n) {
@@ -713,7 +727,7 @@ impl Flattener {
                 ExprKind::Apply(self.boxed(a, scope, locals), self.boxed(b, scope, locals))
             }
             ExprKind::BinOp { op, op_span, lhs, rhs } => {
-                let op = self.value_name(op, scope, locals);
+                let op = self.op_name(op, e.id, scope, locals);
                 let mut lhs = self.boxed(lhs, scope, locals);
                 let mut rhs = self.boxed(rhs, scope, locals);
                 if let Some(t) = self.numeric_op(&op, scope, locals) {
@@ -725,7 +739,7 @@ impl Flattener {
             ExprKind::Neg(x) => ExprKind::Neg(self.boxed(x, scope, locals)),
             ExprKind::Not(x) => ExprKind::Not(self.boxed(x, scope, locals)),
             ExprKind::OpSection(op) => {
-                let op = self.value_name(op, scope, locals);
+                let op = self.op_name(op, e.id, scope, locals);
                 match self.numeric_op(&op, scope, locals) {
                     // `t.((+))` is `((+) : t -> t -> t)`, as `(t.+)` is.
                     Some(t) => {
@@ -739,7 +753,7 @@ impl Flattener {
                 }
             }
             ExprKind::LeftSection(op, x) | ExprKind::RightSection(op, x) => {
-                let op = self.value_name(op, scope, locals);
+                let op = self.op_name(op, e.id, scope, locals);
                 let mut x = self.boxed(x, scope, locals);
                 if let Some(t) = self.numeric_op(&op, scope, locals) {
                     x = self.ascribed(x, t);

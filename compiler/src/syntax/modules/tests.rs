@@ -221,3 +221,40 @@ fn backticked_qualified_names_are_resolved() {
     let Some(Dec::Val(g)) = p.decs.last() else { panic!() };
     assert!(matches!(&g.body.kind, ExprKind::BinOp { op, .. } if op == "m.f"), "{:?}", g.body);
 }
+
+#[test]
+fn a_module_may_declare_the_built_in_operators() {
+    let p = parse(
+        "module v = {\n\
+           def (+) (a: (i32, i32)) (b: (i32, i32)) = (a.0 i32.+ b.0, a.1 + b.1)\n\
+           def twice (a: (i32, i32)) = a + a\n\
+           def inc = (f32.+) 1\n\
+         }\n\
+         def f (x: i32) = x + 1\n\
+         def g = v.((1, 2) + (3, 4))",
+    )
+    .unwrap();
+    let body = |name: &str| {
+        p.decs
+            .iter()
+            .find_map(|d| match d {
+                Dec::Val(v) if v.name == name => Some(v.body.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let op_of = |e: &Expr| match &e.kind {
+        ExprKind::BinOp { op, .. } => op.clone(),
+        other => panic!("{other:?}"),
+    };
+    // Its own body uses the built-in `+`, written qualified or not.
+    let ExprKind::Tuple(parts) = &body("v.+").kind else { panic!() };
+    assert_eq!(op_of(&parts[0]), "+");
+    assert_eq!(op_of(&parts[1]), "+");
+    // After it, the module's; outside, the built-in one unless opened.
+    assert_eq!(op_of(&body("v.twice")), "v.+");
+    assert_eq!(op_of(&body("f")), "+");
+    assert_eq!(op_of(&body("g")), "v.+");
+    // `(f32.+)` stays the built-in operator.
+    assert!(format!("{:?}", body("v.inc")).contains("OpSection(\"+\")"));
+}

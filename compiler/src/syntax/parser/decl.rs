@@ -171,12 +171,16 @@ impl Parser<'_> {
                     .with_hint("give the entry point a name and call the operator in it");
             return Err(self.report(d));
         }
-        if super::expr::is_builtin_operator(op) {
+        // In a module, `def (+)` declares the module's own `+` (used qualified or opened, as
+        // `m.(a + b)`); at the top level it would change every later `+`.
+        if super::expr::is_builtin_operator(op) && self.in_module == 0 {
             let d = Diagnostic::parse(
                 span,
-                format!("unsupported: redefining the built-in operator `{op}`"),
+                format!("unsupported: redefining the built-in operator `{op}` at the top level"),
             )
-            .with_hint("define an operator of your own, such as `+^`, or a named function");
+            .with_hint(
+                "define an operator of your own, such as `+^`, or define it in a module and use it there or opened (`m.(a + b)`)",
+            );
             return Err(self.report(d));
         }
         self.user_ops.insert(op.to_string());

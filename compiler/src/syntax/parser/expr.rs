@@ -275,7 +275,9 @@ impl Parser<'_> {
             let base = base.to_string();
             let lhs = self.ascribed(lhs, prim_type(t, op_span))?;
             let rhs = self.ascribed(rhs, prim_type(t, op_span))?;
-            return self.mk(ExprKind::BinOp { op: base, op_span, lhs, rhs }, span);
+            let e = self.mk(ExprKind::BinOp { op: base, op_span, lhs, rhs }, span)?;
+            self.builtin_ops.insert(e.id);
+            return Ok(e);
         }
         self.mk(ExprKind::BinOp { op, op_span, lhs, rhs }, span)
     }
@@ -759,6 +761,7 @@ impl Parser<'_> {
         };
         let sec = self.mk(kind, span)?;
         let Some((t, r)) = typed else { return Ok(sec) };
+        self.builtin_ops.insert(sec.id);
         let mut ty = arrow(prim_type(t, op_span), prim_type(r, op_span));
         if !has_operand {
             ty = arrow(prim_type(t, op_span), ty);

@@ -48,6 +48,12 @@ pub struct Parser<'a> {
     user_ops: std::collections::HashSet<String>,
     /// Whether the program opens a module locally (`m.(e)`), which `syntax::modules` resolves.
     pub local_opens: bool,
+    /// How many module bodies (`{ ... }`) enclose the current position: there the built-in
+    /// operators may be defined anew.
+    in_module: u32,
+    /// The operator nodes written qualified by a numeric module (`x f32.+ y`, `(f32.+)`): they
+    /// are the built-in operators even where a module's own are in scope.
+    pub builtin_ops: std::collections::HashSet<NodeId>,
 }
 
 impl<'a> Parser<'a> {
@@ -64,6 +70,8 @@ impl<'a> Parser<'a> {
             negated: false,
             user_ops: std::collections::HashSet::new(),
             local_opens: false,
+            in_module: 0,
+            builtin_ops: std::collections::HashSet::new(),
         }
     }
 

@@ -74,14 +74,10 @@ impl Parser<'_> {
             Tok::Ident(_) => ModExpKind::Var(self.path("a module name")?),
             Tok::LBrace => {
                 self.bump();
-                let mut decs = Vec::new();
-                while !self.eat(&Tok::RBrace) {
-                    if self.at(&Tok::Eof) {
-                        return Err(self.expected("a declaration or `}`"));
-                    }
-                    decs.push(self.src_dec()?);
-                }
-                ModExpKind::Struct(decs)
+                self.in_module += 1;
+                let decs = self.struct_body();
+                self.in_module -= 1;
+                ModExpKind::Struct(decs?)
             }
             Tok::LParen => {
                 self.bump();
@@ -92,6 +88,18 @@ impl Parser<'_> {
             _ => return Err(self.expected("a module expression")),
         };
         Ok(ModExp { kind, span: self.span_from(start) })
+    }
+
+    /// The declarations of `{ ... }` after the `{`, and the `}`.
+    fn struct_body(&mut self) -> PResult<Vec<SrcDec>> {
+        let mut decs = Vec::new();
+        while !self.eat(&Tok::RBrace) {
+            if self.at(&Tok::Eof) {
+                return Err(self.expected("a declaration or `}`"));
+            }
+            decs.push(self.src_dec()?);
+        }
+        Ok(decs)
     }
 
     /// `M`, `M.N.x`: names joined by `.` with no space around it.

@@ -410,7 +410,7 @@ fn unsupported_forms_say_so() {
         ("module m = \\(p: s) -> p", "unsupported: anonymous parametric modules"),
         ("module f (p: (q: s) -> s) = p", "unsupported: module types of parametric modules"),
         ("def f = (1 + 2).(x)", "only a module can be opened with `.(...)`"),
-        ("def (+) x y = x", "unsupported: redefining the built-in operator `+`"),
+        ("def (+) x y = x", "unsupported: redefining the built-in operator `+` at the top level"),
         ("def f = \"s", "unterminated string literal"),
         (
             "def f (x: [i64.max n 2]i32) = x",
