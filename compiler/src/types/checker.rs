@@ -152,6 +152,10 @@ fn check_full(
     let mut sig_errors = c.globals.sig_errors.take();
     sig_errors.dedup();
     errors.extend(sig_errors);
+    // A parametric module's body is checked once per application: an error in it that every
+    // application shares is reported once.
+    let mut seen = std::collections::HashSet::new();
+    errors.retain(|d| seen.insert((d.span, d.message.clone())));
     if !errors.is_empty() {
         return (Err(errors), c.constraints.unwrap_or_default(), reports);
     }

@@ -258,3 +258,15 @@ fn a_module_may_declare_the_built_in_operators() {
     // `(f32.+)` stays the built-in operator.
     assert!(format!("{:?}", body("v.inc")).contains("OpSection(\"+\")"));
 }
+
+#[test]
+fn an_error_in_a_parametric_module_is_reported_once() {
+    let p = parse(
+        "module f (P: { type t val x: t }) = { def y = P.x + 1i32 }\n\
+         module a = f { type t = f32 def x = 1f32 }\n\
+         module b = f { type t = f32 def x = 2f32 }",
+    )
+    .unwrap();
+    let es = crate::types::check(&p).unwrap_err();
+    assert_eq!(es.len(), 1, "{es:?}");
+}
