@@ -292,10 +292,9 @@ impl Flattener<'_> {
                             x.mods.extend(e.mods.clone());
                         }
                     }
-                    Some(Module::Numeric(t)) => {
-                        self.error(*span, format!("unsupported: opening the numeric module `{t}`"))
-                            .hint_last(&format!("write its members qualified (`{t}.sqrt`)"));
-                    }
+                    // Its members, its type `t` and its operators, for the rest of the scope
+                    // (not exported: they are the numeric module's, not this one's).
+                    Some(Module::Numeric(t)) => open_numeric(scope, t),
                     Some(Module::Functor(f)) => {
                         self.error(
                             *span,
@@ -901,15 +900,7 @@ impl Flattener<'_> {
                 inner.types.extend(x.types.iter().map(|(k, v)| (k.clone(), v.clone())));
                 inner.mods.extend(x.mods.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
-            Some(Module::Numeric(t)) => {
-                for m in crate::intrinsics::numeric_members(t) {
-                    if let Some((_, short)) = m.name.split_once('.') {
-                        inner.values.insert(short.to_string(), m.name.clone());
-                    }
-                }
-                inner.types.insert("t".to_string(), t.name().to_string());
-                inner.numeric_ops = Some(t);
-            }
+            Some(Module::Numeric(t)) => open_numeric(&mut inner, t),
             Some(Module::Functor(f)) => {
                 self.error(
                     span,
@@ -1122,6 +1113,17 @@ enum Resolved {
 enum TypeName {
     Named(Name),
     Prim(PrimType),
+}
+
+/// A numeric module's members, its type `t` and its operators in scope.
+fn open_numeric(scope: &mut Scope, t: PrimType) {
+    for m in crate::intrinsics::numeric_members(t) {
+        if let Some((_, short)) = m.name.split_once('.') {
+            scope.values.insert(short.to_string(), m.name.clone());
+        }
+    }
+    scope.types.insert("t".to_string(), t.name().to_string());
+    scope.numeric_ops = Some(t);
 }
 
 fn is_comparison(op: &str) -> bool {

@@ -153,7 +153,6 @@ fn misuses_of_modules_are_errors() {
             "module f (M: {}) = {}\nmodule g (M: {}) = {}\nmodule h = f g",
             "`g` is a parametric module, where a module was expected",
         ),
-        ("open f32", "unsupported: opening the numeric module `f32`"),
         (
             "module type s = { type t }\nmodule type r = s with u = i32",
             "the module type has no type `u` to refine",
@@ -269,4 +268,10 @@ fn an_error_in_a_parametric_module_is_reported_once() {
     .unwrap();
     let es = crate::types::check(&p).unwrap_err();
     assert_eq!(es.len(), 1, "{es:?}");
+}
+
+#[test]
+fn opening_a_numeric_module_binds_its_members_and_operators() {
+    let out = flat("open f64\ndef f (x: t) = sqrt x + 1");
+    assert!(out.contains("def f (x: f64) = (f64.sqrt x : f64) + (1 : f64)"), "{out}");
 }
