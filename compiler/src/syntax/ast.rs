@@ -25,6 +25,18 @@ pub struct Program {
     pub decs: Vec<Dec>,
     /// One more than the largest `NodeId` in the tree.
     pub next_id: u32,
+    /// The declarations that a parametric module's application emitted (by name), with where
+    /// it was applied: errors in them say which application they come from.
+    pub instances: std::collections::BTreeMap<Name, Instance>,
+}
+
+/// Where a declaration emitted from a parametric module's body came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instance {
+    /// The parametric module, as declared (`F`, `M.F`).
+    pub functor: Name,
+    /// The application (`F X`).
+    pub at: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -70,8 +70,8 @@ pub fn parse_with_base(src: &str, base: u32) -> Result<ast::Program, Vec<Diagnos
     let decs = p.program();
     diags.append(&mut p.diags);
     if diags.is_empty() {
-        let (decs, next_id) = modules::flatten(decs, p.next_id(), p.local_opens, &p.builtin_ops)?;
-        Ok(ast::Program { decs, next_id })
+        let flat = modules::flatten(decs, p.next_id(), p.local_opens, &p.builtin_ops)?;
+        Ok(ast::Program { decs: flat.decs, next_id: flat.next_id, instances: flat.instances })
     } else {
         diags.sort_by_key(|d| d.span.start);
         Err(diags)

@@ -37,7 +37,7 @@ pub fn flatten(
     next_id: u32,
     local_opens: bool,
     builtin_ops: &HashSet<NodeId>,
-) -> Result<(Vec<Dec>, u32), Vec<Diagnostic>> {
+) -> Result<Flat, Vec<Diagnostic>> {
     if !local_opens && decs.iter().all(|d| matches!(d, SrcDec::Dec(_))) {
         let plain = decs
             .into_iter()
@@ -46,7 +46,7 @@ pub fn flatten(
                 _ => None,
             })
             .collect();
-        return Ok((plain, next_id));
+        return Ok(Flat { decs: plain, next_id, instances: BTreeMap::new() });
     }
     let mut f = Flattener {
         builtin_ops,
@@ -55,6 +55,7 @@ pub fn flatten(
         used_ids: HashSet::new(),
         next_id,
         emitted: HashMap::new(),
+        instances: BTreeMap::new(),
         anon: 0,
         depth: 0,
         too_large: false,
@@ -62,10 +63,18 @@ pub fn flatten(
     let mut scope = Scope::default();
     f.decs(&decs, &mut scope, "", None, false);
     if f.diags.is_empty() {
-        Ok((f.out, f.next_id))
+        Ok(Flat { decs: f.out, next_id: f.next_id, instances: f.instances })
     } else {
         Err(f.diags)
     }
+}
+
+/// A program's plain declarations, one more than the largest node id in them, and where the
+/// declarations emitted by parametric modules' applications came from.
+pub struct Flat {
+    pub decs: Vec<Dec>,
+    pub next_id: u32,
+    pub instances: BTreeMap<Name, Instance>,
 }
 
 /// How deeply parametric modules may apply others (each application emits a copy of a body).
@@ -134,6 +143,7 @@ struct Flattener<'b> {
     /// How many declarations have taken each flat name, so that a redeclared name gets a
     /// distinct one (a parametric module's body may still refer to the earlier declaration).
     emitted: HashMap<Name, u32>,
+    instances: BTreeMap<Name, Instance>,
     /// Numbers the modules written without a name (arguments, opened structures).
     anon: u32,
     depth: u32,
@@ -434,8 +444,19 @@ impl Flattener<'_> {
             })));
         }
         self.depth += 1;
+        let first = self.out.len();
         let m = self.mod_exp(&f.body, &scope, prefix);
         self.depth -= 1;
+        // The innermost application is the one to name (an inner one has recorded its own).
+        for d in &self.out[first..] {
+            let name = match d {
+                Dec::Val(v) => &v.name,
+                Dec::Type(t) => &t.name,
+            };
+            self.instances
+                .entry(name.clone())
+                .or_insert_with(|| Instance { functor: f.name.clone(), at: span });
+        }
         match (&f.ret, m) {
             (Some(sig), Some(m)) => {
                 let s = self.sig(sig, &scope)?;

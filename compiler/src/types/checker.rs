@@ -109,7 +109,8 @@ fn check_full(
     let prelude_decs = prelude.decs.len();
     let mut decs = prelude.decs;
     decs.extend(program.decs.iter().cloned());
-    let mut combined = ast::Program { decs, next_id: prelude.next_id };
+    let mut combined =
+        ast::Program { decs, next_id: prelude.next_id, instances: program.instances.clone() };
     let mut c = Checker {
         automap,
         reports: report.then(Vec::new),
@@ -127,6 +128,11 @@ fn check_full(
         if record && i == prelude_decs {
             c.constraints = Some(String::new());
         }
+        let errors_before = c.errors.len();
+        let name = match &combined.decs[i] {
+            Dec::Type(t) => t.name.clone(),
+            Dec::Val(v) => v.name.clone(),
+        };
         match &combined.decs[i] {
             Dec::Type(t) => {
                 c.type_dec(t);
@@ -145,6 +151,12 @@ fn check_full(
                 c.schemes.push(Some(s));
             }
         }
+        if let Some(inst) = program.instances.get(&name) {
+            for d in &mut c.errors[errors_before..] {
+                let note = format!("in the parametric module `{}`, applied here", inst.functor);
+                d.secondary.push(crate::diag::Label { span: inst.at, message: note });
+            }
+        }
     }
     combined.next_id = c.next_id;
     let reports = c.reports.take().unwrap_or_default();
@@ -154,8 +166,20 @@ fn check_full(
     errors.extend(sig_errors);
     // A parametric module's body is checked once per application: an error in it that every
     // application shares is reported once.
-    let mut seen = std::collections::HashSet::new();
-    errors.retain(|d| seen.insert((d.span, d.message.clone())));
+    let mut kept: Vec<Diagnostic> = Vec::with_capacity(errors.len());
+    for d in errors {
+        match kept.iter_mut().find(|k| k.span == d.span && k.message == d.message) {
+            Some(k) => {
+                for l in d.secondary {
+                    if !k.secondary.contains(&l) {
+                        k.secondary.push(l);
+                    }
+                }
+            }
+            None => kept.push(d),
+        }
+    }
+    let errors = kept;
     if !errors.is_empty() {
         return (Err(errors), c.constraints.unwrap_or_default(), reports);
     }

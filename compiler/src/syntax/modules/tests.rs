@@ -268,6 +268,15 @@ fn an_error_in_a_parametric_module_is_reported_once() {
     .unwrap();
     let es = crate::types::check(&p).unwrap_err();
     assert_eq!(es.len(), 1, "{es:?}");
+    // It names both applications.
+    let at: Vec<_> = es[0]
+        .secondary
+        .iter()
+        .filter(|l| l.message == "in the parametric module `f`, applied here")
+        .map(|l| l.span)
+        .collect();
+    assert_eq!(at, [p.instances["a.y"].at, p.instances["b.y"].at]);
+    assert_eq!(p.instances["a.y"].at, crate::diag::Span::new(70, 101));
 }
 
 #[test]

@@ -382,5 +382,9 @@ fn dec() -> impl Strategy<Value = Dec> {
 }
 
 pub fn program() -> impl Strategy<Value = Program> {
-    prop::collection::vec(dec(), 1..4).prop_map(|decs| Program { decs, next_id: 0 })
+    prop::collection::vec(dec(), 1..4).prop_map(|decs| Program {
+        decs,
+        next_id: 0,
+        instances: Default::default(),
+    })
 }

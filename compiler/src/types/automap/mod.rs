@@ -518,7 +518,11 @@ pub fn print_elaborated(cp: &super::CheckedProgram, reports: &[DefReport], src: 
     use crate::syntax::ast::{Dec, Program};
     let mut out = String::new();
     for d in cp.program.decs.iter().skip(cp.prelude_decs) {
-        let one = Program { decs: vec![d.clone()], next_id: cp.program.next_id };
+        let one = Program {
+            decs: vec![d.clone()],
+            next_id: cp.program.next_id,
+            instances: Default::default(),
+        };
         out.push_str(&crate::syntax::printer::print_program(&one));
         if let Dec::Val(v) = d {
             if let Some(r) = reports.iter().rev().find(|r| r.name == v.name) {
