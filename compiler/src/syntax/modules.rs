@@ -9,7 +9,7 @@
 //! variable or type that refers to a module-level declaration becomes that declaration's
 //! qualified name, `M.f` written as a projection becomes a variable, and local bindings shadow.
 //! The checker then sees one flat program and reports type errors at the spans they were written
-//! at (a parametric module's body, once for each application that is wrong).
+//! at; for a parametric module's body, once, naming the applications (`Flat::instances`).
 //!
 //! Module types are checked by name: a module ascribed or passed where a module type is
 //! expected must declare everything the module type specifies, and only those names remain
@@ -18,7 +18,12 @@
 //! is accepted (what it computes is the same).
 //!
 //! A numeric module (`f32`, `i64`) can be an argument: `P.sqrt` is then `f32.sqrt` and `P.t` the
-//! type `f32`.
+//! type `f32`. Opening one (`open f32`, `f32.(e)`) brings its members, `t` and its operators
+//! into scope: `+` there is `f32`'s, so its operands are ascribed `f32`, as in `x f32.+ y`.
+//!
+//! A module may declare the built-in operators anew (`def (+)`): after that declaration, and
+//! where the module is opened, `+` names it. Operators written qualified (`f32.+`) stay the
+//! built-in ones (the parser lists them).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
