@@ -485,8 +485,9 @@ pub enum SigExpKind {
     Var(Vec<(Name, Span)>),
     /// `{ val f: t  type t ... }`.
     Specs(Vec<Spec>),
-    /// `S with t = i32` (the refinement is checked by the use of the module, not by the type).
-    With(Box<SigExp>, Vec<Name>, TypeExp),
+    /// `S with t = i32`, by the refined type's path: module types are checked by name, so the
+    /// refinement itself is checked where the module is used.
+    With(Box<SigExp>, Vec<Name>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

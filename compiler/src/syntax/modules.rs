@@ -100,6 +100,32 @@ struct Scope {
     numeric_ops: Option<PrimType>,
 }
 
+impl Scope {
+    /// The module `path` names (a numeric module by its name, unless shadowed), or the index of
+    /// the first step that names none.
+    fn find_module(&self, path: &[&str]) -> Result<Module, usize> {
+        let first = path.first().ok_or(0usize)?;
+        let mut m = match self.mods.get(*first) {
+            Some(m) => m.clone(),
+            None => Module::Numeric(PrimType::from_name(first).ok_or(0usize)?),
+        };
+        for (i, name) in path.iter().enumerate().skip(1) {
+            m = match &m {
+                Module::Struct(e) => e.mods.get(*name).cloned().ok_or(i)?,
+                _ => return Err(i),
+            };
+        }
+        Ok(m)
+    }
+
+    /// A structure's names in scope, above those of the same names.
+    fn open(&mut self, e: &Exports) {
+        self.values.extend(e.values.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.types.extend(e.types.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.mods.extend(e.mods.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+}
+
 #[derive(Clone)]
 enum Module {
     Struct(Rc<Exports>),
@@ -292,15 +318,7 @@ impl Flattener<'_> {
                 let path = format!("{prefix}{}.", self.next_anon());
                 match self.mod_exp(m, scope, &path) {
                     Some(Module::Struct(e)) => {
-                        for (k, v) in &e.values {
-                            scope.values.insert(k.clone(), v.clone());
-                        }
-                        for (k, v) in &e.types {
-                            scope.types.insert(k.clone(), v.clone());
-                        }
-                        for (k, v) in &e.mods {
-                            scope.mods.insert(k.clone(), v.clone());
-                        }
+                        scope.open(&e);
                         if let Some(x) = exports {
                             x.values.extend(e.values.clone());
                             x.types.extend(e.types.clone());
@@ -388,34 +406,21 @@ impl Flattener<'_> {
         }
     }
 
+    /// The module `path` names, or an error at the first step that names none.
     fn mod_path(&mut self, path: &[(Name, Span)], scope: &Scope) -> Option<Module> {
-        let (first, span) = &path[0];
-        let mut m = match scope.mods.get(first) {
-            Some(m) => m.clone(),
-            None => match PrimType::from_name(first) {
-                Some(t) => Module::Numeric(t),
-                None => {
-                    self.error(*span, format!("unknown module `{first}`"));
-                    return None;
-                }
-            },
-        };
-        let mut written = first.clone();
-        for (name, span) in &path[1..] {
-            let next = match &m {
-                Module::Struct(e) => e.mods.get(name).cloned(),
-                _ => None,
-            };
-            match next {
-                Some(n) => m = n,
-                None => {
-                    self.error(*span, format!("module `{written}` has no module `{name}`"));
-                    return None;
-                }
+        let names: Vec<&str> = path.iter().map(|(n, _)| n.as_str()).collect();
+        match scope.find_module(&names) {
+            Ok(m) => Some(m),
+            Err(0) => {
+                self.error(path[0].1, format!("unknown module `{}`", names[0]));
+                None
             }
-            written = format!("{written}.{name}");
+            Err(i) => {
+                let written = names[..i].join(".");
+                self.error(path[i].1, format!("module `{written}` has no module `{}`", names[i]));
+                None
+            }
         }
-        Some(m)
     }
 
     fn apply(
@@ -600,7 +605,7 @@ impl Flattener<'_> {
                 }
                 Some(out)
             }
-            SigExpKind::With(inner, names, _) => {
+            SigExpKind::With(inner, names) => {
                 let sig = self.sig(inner, scope)?;
                 let mut at = &sig;
                 for n in &names[..names.len() - 1] {

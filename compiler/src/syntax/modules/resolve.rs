@@ -60,19 +60,13 @@ impl Flattener<'_> {
         }
         // `` x `M.f` y ``: resolved here when `M` is a module in scope; otherwise the checker
         // reports the name.
-        let mut parts = n.split('.');
-        let mut m = parts.next().and_then(|first| scope.mods.get(first)).cloned();
-        let mut rest: Vec<&str> = parts.collect();
-        let Some(last) = rest.pop() else { return n.clone() };
-        for part in rest {
-            m = match m {
-                Some(Module::Struct(x)) => x.mods.get(part).cloned(),
-                _ => None,
-            };
-        }
-        match m {
-            Some(Module::Struct(x)) => x.values.get(last).cloned().unwrap_or_else(|| n.clone()),
-            Some(Module::Numeric(t)) => format!("{t}.{last}"),
+        let parts: Vec<&str> = n.split('.').collect();
+        let Some((last, path)) = parts.split_last().filter(|(_, path)| !path.is_empty()) else {
+            return n.clone();
+        };
+        match scope.find_module(path) {
+            Ok(Module::Struct(x)) => x.values.get(*last).cloned().unwrap_or_else(|| n.clone()),
+            Ok(Module::Numeric(t)) => format!("{t}.{last}"),
             _ => n.clone(),
         }
     }
@@ -306,11 +300,7 @@ impl Flattener<'_> {
         let steps: Vec<(Name, Span)> = path.split('.').map(|n| (n.to_string(), span)).collect();
         let mut inner = scope.clone();
         match self.mod_path(&steps, scope) {
-            Some(Module::Struct(x)) => {
-                inner.values.extend(x.values.iter().map(|(k, v)| (k.clone(), v.clone())));
-                inner.types.extend(x.types.iter().map(|(k, v)| (k.clone(), v.clone())));
-                inner.mods.extend(x.mods.iter().map(|(k, v)| (k.clone(), v.clone())));
-            }
+            Some(Module::Struct(x)) => inner.open(&x),
             Some(Module::Numeric(t)) => open_numeric(&mut inner, t),
             Some(Module::Functor(f)) => {
                 self.error(

@@ -158,7 +158,7 @@ impl Parser<'_> {
             let t = self.type_exp()?;
             let span = s.span.to(t.span);
             let names = path.into_iter().map(|(n, _)| n).collect();
-            s = SigExp { kind: SigExpKind::With(Box::new(s), names, t), span };
+            s = SigExp { kind: SigExpKind::With(Box::new(s), names), span };
         }
         if self.at(&Tok::Arrow) {
             return Err(self.functor_type(start));
