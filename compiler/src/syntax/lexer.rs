@@ -585,6 +585,9 @@ impl Lexer<'_> {
                 self.push(Tok::Int { value: 0, suffix: None, decimal: false }, start);
                 return;
             }
+            if radix == 16 {
+                is_float = self.hex_float_tail();
+            }
         } else {
             self.take_while(|c| c.is_ascii_digit() || c == b'_');
             if !after_dot {
@@ -627,6 +630,25 @@ impl Lexer<'_> {
         }
     }
 
+    /// After a hexadecimal literal's digits: takes a float's tail, an optional fraction `.h…`
+    /// and the binary exponent `p±d…` that makes it a float (`0xf.fp1` is 31.875), and says
+    /// whether there was one. Without the exponent nothing is taken.
+    fn hex_float_tail(&mut self) -> bool {
+        let save = self.pos;
+        if self.peek(0) == b'.' && self.peek(1).is_ascii_hexdigit() {
+            self.pos += 1;
+            self.take_while(|c| c.is_ascii_hexdigit() || c == b'_');
+        }
+        let sign = usize::from(matches!(self.peek(1), b'+' | b'-'));
+        if matches!(self.peek(0), b'p' | b'P') && self.peek(1 + sign).is_ascii_digit() {
+            self.pos += 1 + sign;
+            self.take_while(|c| c.is_ascii_digit());
+            return true;
+        }
+        self.pos = save;
+        false
+    }
+
     /// The token for a numeric literal, or an error message (with `{}` standing for its text).
     fn number_token(
         &self,
@@ -645,12 +667,15 @@ impl Lexer<'_> {
                 return Err("malformed number `{}`: a float literal cannot have an integer suffix"
                     .to_string());
             }
-            if radix != 10 {
-                return Err("malformed number `{}`: hexadecimal and binary literals are integers"
-                    .to_string());
-            }
-            let digits: String = body.chars().filter(|&c| c != '_').collect();
-            let v: f64 = digits.parse().map_err(|_| "malformed number `{}`".to_string())?;
+            let v: f64 = if radix == 16 && is_float {
+                hex_float(&body[2..]).ok_or_else(|| "malformed number `{}`".to_string())?
+            } else if radix != 10 {
+                // A hexadecimal suffix `f32` is digits, so only a binary literal gets here.
+                return Err("malformed number `{}`: binary literals are integers".to_string());
+            } else {
+                let digits: String = body.chars().filter(|&c| c != '_').collect();
+                digits.parse().map_err(|_| "malformed number `{}`".to_string())?
+            };
             let max = match float_suffix {
                 Some(FloatType::F16) => 65504.0,
                 Some(FloatType::F32) => f32::MAX as f64,
@@ -688,6 +713,28 @@ impl Lexer<'_> {
         }
         Ok(Tok::Int { value: v as i128, suffix: int_suffix, decimal: radix == 10 })
     }
+}
+
+/// The value of a hexadecimal float's digits and exponent, `h…[.h…]p±d…` (underscores
+/// allowed between digits): the digits as one integer, scaled by the exponent less four bits
+/// per fraction digit. Rounds once, where the integer becomes an `f64`, unless the result is
+/// subnormal; `None` if it has more than 128 bits of digits.
+fn hex_float(text: &str) -> Option<f64> {
+    let (mantissa, exp) = text.split_once(['p', 'P'])?;
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut m: u128 = 0;
+    let mut frac_digits: i32 = 0;
+    for (c, in_frac) in int.chars().map(|c| (c, false)).chain(frac.chars().map(|c| (c, true))) {
+        if c == '_' {
+            continue;
+        }
+        m = m.checked_mul(16)?.checked_add(c.to_digit(16)? as u128)?;
+        frac_digits += i32::from(in_frac);
+    }
+    let e: i32 = exp.parse::<i64>().ok()?.clamp(-4000, 4000) as i32 - 4 * frac_digits;
+    // Two steps, so that neither power of two over- or underflows on its own.
+    let (e1, e2) = (e / 2, e - e / 2);
+    Some(m as f64 * 2f64.powi(e1) * 2f64.powi(e2))
 }
 
 #[cfg(test)]

@@ -57,6 +57,25 @@ fn float_literals() {
 }
 
 #[test]
+fn hexadecimal_float_literals() {
+    assert_eq!(one("0xf.fp1"), Tok::Float(31.875, None));
+    assert_eq!(one("0x11.ffp0f64"), Tok::Float(17.99609375, Some(F::F64)));
+    assert_eq!(one("0xf.fp-2f32"), Tok::Float(3.984375, Some(F::F32)));
+    assert_eq!(one("0x0.f0p0f32"), Tok::Float(0.9375, Some(F::F32)));
+    assert_eq!(one("0x1P+4"), Tok::Float(16.0, None));
+    assert_eq!(one("0x1_0.8p0"), Tok::Float(16.5, None));
+    assert_eq!(one("0x1p-1074"), Tok::Float(f64::from_bits(1), None));
+    assert_eq!(one("0x1.fffffffffffffp1023"), Tok::Float(f64::MAX, None));
+    // Without the exponent a hexadecimal literal is an integer, and a dot after it a projection.
+    assert_eq!(
+        toks("0xf.f"),
+        [Tok::Int { value: 15, suffix: None, decimal: false }, Tok::Dot, id("f")]
+    );
+    assert_eq!(errors("0x1p2000"), ["literal `0x1p2000` is out of range for `f64`"]);
+    assert_eq!(errors("0x1p200f32"), ["literal `0x1p200f32` is out of range for `f32`"]);
+}
+
+#[test]
 fn dots_after_numbers() {
     // `1..2` is a range, `x.0.1` two projections, and `1.` not a float.
     assert_eq!(toks("1..2"), [int(1, None), Tok::DotDot, int(2, None)]);
@@ -79,10 +98,7 @@ fn literal_errors() {
         ["malformed number `1.5i32`: a float literal cannot have an integer suffix"]
     );
     assert_eq!(errors("0x1fu8"), Vec::<String>::new());
-    assert_eq!(
-        errors("0b1f32"),
-        ["malformed number `0b1f32`: hexadecimal and binary literals are integers"]
-    );
+    assert_eq!(errors("0b1f32"), ["malformed number `0b1f32`: binary literals are integers"]);
     assert_eq!(errors("256u8"), ["literal `256u8` is out of range for `u8`"]);
     assert_eq!(errors("129i8"), ["literal `129i8` is out of range for `i8`"]);
     assert_eq!(errors("0x100i8"), ["literal `0x100i8` is out of range for `i8`"]);
