@@ -387,6 +387,8 @@ pub(crate) struct DVarInfo {
     pub bound: Option<Dim>,
     /// The name of the size parameter this variable instantiates (for messages).
     pub hint: Option<Name>,
+    /// A loop parameter's size, found only when the loop body's result is known.
+    pub loop_param: bool,
 }
 
 /// Unification variables of one top-level definition, and the names invented while checking it.
@@ -401,6 +403,9 @@ pub(crate) struct Store {
     pub per_app: HashSet<Name>,
     /// Why an invented size exists (for messages): name → description and span.
     pub invented: HashMap<Name, (String, Span)>,
+    /// The sizes an existential of a branch join stands for, where a branch had a loop
+    /// parameter's size: the loop's result may find them all equal to the initial size.
+    pub alternatives: HashMap<Name, Vec<Dim>>,
     /// Counts bindings, so the solver knows when deferred constraints may have become solvable.
     pub binds: u64,
     /// Counter for the names of anonymous and inferred size parameters (`n₁`, `n₂`, ...), per

@@ -174,7 +174,7 @@ impl<'s> Solver<'s> {
             }
             Kind::LoopParam { param, init } => {
                 let i = self.store.zonk(init);
-                let fresh = self.store.fresh_dims(&i);
+                let fresh = self.store.loop_param_dims(&i);
                 if let Err(m) = self.store.unify(param, &fresh, Mode::default()) {
                     self.mismatch(m, c.span, &c.reason, param, init);
                 }
@@ -479,7 +479,7 @@ impl<'s> Solver<'s> {
             let (p, i, b) = (self.store.dim(&p), self.store.dim(&i), self.store.dim(&b));
             match &p {
                 Dim::Var(_) => {
-                    let d = if b == i || b == p {
+                    let d = if b == i || b == p || self.same_each_time(&b, &[&p, &i]) {
                         i
                     } else if let Dim::Var(_) = b {
                         let _ = self.store.unify_dim(&b, &i, Mode::default(), false);
@@ -496,12 +496,26 @@ impl<'s> Solver<'s> {
                     if let Err(m) = self.store.unify_dim(&p, &i, Mode::default(), false) {
                         self.mismatch(m, c.span, &Reason::LoopInit(c.span), param, init);
                     }
+                    if self.same_each_time(&b, &[&p]) {
+                        continue;
+                    }
                     if let Err(m) = self.store.unify_dim(&p, &b, Mode::default(), false) {
                         self.mismatch(m, c.span, &c.reason, param, body);
                     }
                 }
             }
         }
+    }
+
+    /// Is `b`, a branch join's existential, one of `sizes` in every branch (`if c then acc else
+    /// replicate n 0` with `acc` of the initial size `n`)? Then the loop keeps that size.
+    fn same_each_time(&self, b: &Dim, sizes: &[&Dim]) -> bool {
+        let Dim::Name(n) = b else { return false };
+        let Some(alts) = self.store.alternatives.get(n) else { return false };
+        alts.iter().all(|a| {
+            let a = self.store.dim(a);
+            sizes.iter().any(|s| self.store.dim(s) == a)
+        })
     }
 
     // -----------------------------------------------------------------------------------------

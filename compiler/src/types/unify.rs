@@ -280,6 +280,31 @@ impl Store {
         })
     }
 
+    /// A loop parameter's type: the initial value's shape with sizes to be found.
+    pub fn loop_param_dims(&mut self, t: &Ty) -> Ty {
+        t.map_dims(&mut |_| {
+            self.dvars.push(super::ity::DVarInfo { loop_param: true, ..Default::default() });
+            Dim::Var(self.dvars.len() as u32 - 1)
+        })
+    }
+
+    /// Is `d` a loop parameter's size not known yet, or a branch join's existential of one?
+    fn loop_sized(&self, d: &Dim) -> bool {
+        match d {
+            Dim::Var(v) => self.dvars[*v as usize].loop_param,
+            Dim::Name(n) => self.alternatives.contains_key(n),
+            _ => false,
+        }
+    }
+
+    /// The sizes `d` may be: those of a branch join's existential, else `d` itself.
+    pub fn alternatives_of(&self, d: &Dim) -> Vec<Dim> {
+        match d {
+            Dim::Name(n) => self.alternatives.get(n).cloned().unwrap_or_else(|| vec![d.clone()]),
+            _ => vec![d.clone()],
+        }
+    }
+
     /// The type of `if c then a else b`: `a` and `b` must agree, except that two different known
     /// sizes give a fresh existential.
     pub fn join(&mut self, a: &Ty, b: &Ty, why: &str, span: crate::Span) -> Result<Ty, Mismatch> {
@@ -298,9 +323,28 @@ impl Store {
                 let d2 = self.dim(d2);
                 let dim = match (&d1, &d2) {
                     _ if d1 == d2 => d1,
-                    (Dim::Var(_), _) | (_, Dim::Var(_)) => {
-                        self.unify_dim(&d1, &d2, Mode::default(), false)?;
-                        d1
+                    // A loop parameter's size is not fixed by a branch: the loop's result
+                    // decides it from what each branch may be (`alternatives`).
+                    _ if self.loop_sized(&d1) || self.loop_sized(&d2) => {
+                        let mut alts = self.alternatives_of(&d1);
+                        alts.extend(self.alternatives_of(&d2));
+                        let k = self.existential(why, span);
+                        if let Dim::Name(n) = &k {
+                            self.alternatives.insert(n.clone(), alts);
+                        }
+                        k
+                    }
+                    // A size not known yet becomes the other branch's, unless that one is
+                    // computed from it or is itself known only at run time (a nested `if`'s).
+                    (Dim::Var(_), d) | (d, Dim::Var(_)) => {
+                        let existential =
+                            matches!(d, Dim::Name(n) if self.invented.contains_key(n));
+                        if !existential && self.unify_dim(&d1, &d2, Mode::default(), false).is_ok()
+                        {
+                            d1
+                        } else {
+                            self.existential(why, span)
+                        }
                     }
                     _ => self.existential(why, span),
                 };

@@ -136,6 +136,30 @@ def shrink [n] (xs: [n]i32) = loop ys = xs while length ys > 1 do ys[1:]
 }
 
 #[test]
+fn loops_whose_branches_change_sizes() {
+    // A branch that keeps the loop parameter and one that grows it: the size changes.
+    let src = r"
+def grow (xs: []i32) = loop acc = [] for x in xs do if x < 0 then acc else acc ++ [x]
+def nested (xs: []i32) =
+  loop (acc, k) = ([], 0) for x in xs do
+    if x == 0 then (acc, k) else if x < 0 then (acc, k + 1) else (acc ++ [x], k)
+def inner (n: i64) =
+  loop b = iota 10 for i < n do
+    let m = i * 3 in if m < length b then b else map (\j -> j + b[j % length b]) (iota m)
+def keep [n] (xs: [n]i32) =
+  loop acc = replicate n 0 for i < 3 do if i == 0 then replicate n 1 else map (+ 1) acc
+def keep_nested [n] (xs: [n]i32) =
+  loop acc = xs for i < 3 do if i == 1 then acc else if i == 2 then map (* 2) acc else xs
+";
+    assert_eq!(type_of(src, "grow"), "[n₁]i32 -> *[]i32");
+    assert_eq!(type_of(src, "nested"), "[n₁]i32 -> (*[]i32, i32)");
+    assert_eq!(type_of(src, "inner"), "i64 -> *[]i64");
+    // Every branch is the parameter or the initial size: the size stays.
+    assert_eq!(type_of(src, "keep"), "[n]i32 -> *[n]i32");
+    assert_eq!(type_of(src, "keep_nested"), "[n]i32 -> [n]i32");
+}
+
+#[test]
 fn loop_parameter_annotations_fix_sizes() {
     let src = "def f [n] (xs: [n]i32) = loop (ys: [n]i32) = xs for i < 3 do filter (> 0) ys";
     let e = error(src, "size mismatch: expected size `n`, found size `k");
