@@ -35,7 +35,9 @@ impl Flattener<'_> {
                         }
                     }
                 }
-                other => Some(other),
+                // A field of a module's value (`m.r.x`): the projection stays.
+                Resolved::Value(_) | Resolved::Field => Some(Resolved::Field),
+                Resolved::Error => Some(Resolved::Error),
             },
             _ => None,
         }
@@ -80,7 +82,7 @@ impl Flattener<'_> {
                     self.error(e.span, format!("`{written}` is a module, not a value"));
                     ExprKind::Var(String::from("%error"))
                 }
-                None => {
+                Some(Resolved::Field) | None => {
                     let ExprKind::Project(inner, f) = &e.kind else { unreachable!() };
                     ExprKind::Project(Box::new(self.expr(inner, scope, locals)), f.clone())
                 }
@@ -507,6 +509,8 @@ impl Flattener<'_> {
 enum Resolved {
     Module(Module, Name),
     Value(Name),
+    /// A field of a value that a module path names.
+    Field,
     /// Reported.
     Error,
 }

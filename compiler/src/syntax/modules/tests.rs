@@ -284,3 +284,13 @@ fn opening_a_numeric_module_binds_its_members_and_operators() {
     let out = flat("open f64\ndef f (x: t) = sqrt x + 1");
     assert!(out.contains("def f (x: f64) = (f64.sqrt x : f64) + (1 : f64)"), "{out}");
 }
+
+#[test]
+fn fields_of_a_module_value_stay_projections() {
+    let out = flat(
+        "module m = { def r = { x = 2i32 } def t = (1i32, (2i32, 3i32)) module n = { def r = { y = 1i32 } } }\n\
+         def main = m.r.x + m.t.1.0 + m.n.r.y",
+    );
+    assert!(out.contains("def main = m.r.x + m.t.1.0 + m.n.r.y"), "{out}");
+    assert_eq!(errors("module m = { def r = 1i32 }\ndef main = m.s.x"), ["module `m` has no `s`"]);
+}
