@@ -70,7 +70,7 @@ pub fn parse_with_base(src: &str, base: u32) -> Result<ast::Program, Vec<Diagnos
     let decs = p.program();
     diags.append(&mut p.diags);
     if diags.is_empty() {
-        let flat = modules::flatten(decs, p.next_id(), p.local_opens, &p.builtin_ops)?;
+        let flat = modules::flatten(decs, p.next_id(), p.needs_resolution, &p.builtin_ops)?;
         Ok(ast::Program { decs: flat.decs, next_id: flat.next_id, instances: flat.instances })
     } else {
         diags.sort_by_key(|d| d.span.start);

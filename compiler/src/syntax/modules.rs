@@ -34,16 +34,17 @@ use crate::syntax::ast::*;
 
 /// The plain declarations of a program written with modules, and one more than the largest node
 /// id in them. Programs without module declarations come back as they are.
-/// `local_opens` says whether the parser read an `m.(e)`; `builtin_ops` are the operator nodes
+/// `needs_resolution` says whether the parser read an `m.(e)` or a pattern binding an operator
+/// name (`(<=)`), whose uses it renames `(<=)`; `builtin_ops` are the operator nodes
 /// written qualified by a numeric module (`x f32.+ y`), which a module's own `+` does not
 /// replace.
 pub fn flatten(
     decs: Vec<SrcDec>,
     next_id: u32,
-    local_opens: bool,
+    needs_resolution: bool,
     builtin_ops: &HashSet<NodeId>,
 ) -> Result<Flat, Vec<Diagnostic>> {
-    if !local_opens && decs.iter().all(|d| matches!(d, SrcDec::Dec(_))) {
+    if !needs_resolution && decs.iter().all(|d| matches!(d, SrcDec::Dec(_))) {
         let plain = decs
             .into_iter()
             .filter_map(|d| match d {

@@ -140,7 +140,7 @@ fn uses_modules(src: &str) -> bool {
     let (toks, _) = lexer::lex(src, 0);
     let mut p = parser::Parser::new(src, 0, toks);
     let decs = p.program();
-    p.local_opens || decs.iter().any(|d| !matches!(d, ast::SrcDec::Dec(_)))
+    p.needs_resolution || decs.iter().any(|d| !matches!(d, ast::SrcDec::Dec(_)))
 }
 
 /// Every program under `examples/` and `tests/programs/` that parses round-trips through the

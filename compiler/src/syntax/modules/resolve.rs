@@ -43,10 +43,14 @@ impl Flattener<'_> {
         }
     }
 
-    /// The operator of the node `id`: the built-in one if it was written qualified (`f32.+`).
+    /// The operator of the node `id`: the built-in one if it was written qualified (`f32.+`),
+    /// a local variable bound as `(op)` (named `(op)`, so no later stage takes it for the
+    /// built-in operator).
     fn op_name(&self, op: &Name, id: NodeId, scope: &Scope, locals: &Locals) -> Name {
         if self.builtin_ops.contains(&id) {
             op.clone()
+        } else if is_operator_name(op) && locals.values.contains(op) {
+            format!("({op})")
         } else {
             self.value_name(op, scope, locals)
         }
@@ -204,7 +208,7 @@ impl Flattener<'_> {
                 let body = self.boxed(body, scope, locals);
                 locals.values.truncate(vmark);
                 ExprKind::LetFun {
-                    name: name.clone(),
+                    name: if is_operator_name(name) { format!("({name})") } else { name.clone() },
                     name_span: *name_span,
                     type_params: type_params.clone(),
                     params,
@@ -389,7 +393,11 @@ impl Flattener<'_> {
         let kind = match &p.kind {
             PatKind::Var(n) => {
                 locals.values.push(n.clone());
-                PatKind::Var(n.clone())
+                if is_operator_name(n) {
+                    PatKind::Var(format!("({n})"))
+                } else {
+                    PatKind::Var(n.clone())
+                }
             }
             PatKind::Wildcard => PatKind::Wildcard,
             PatKind::Literal(l) => PatKind::Literal(*l),
@@ -530,4 +538,9 @@ fn prim(t: PrimType, span: Span) -> TypeExp {
 
 fn arrow(a: PrimType, b: TypeExp, span: Span) -> TypeExp {
     TypeExp { kind: TypeExpKind::Arrow(None, Box::new(prim(a, span)), Box::new(b)), span }
+}
+
+/// Whether a variable's name is an operator (`<=`, `+^`): one a pattern binds as `(<=)`.
+fn is_operator_name(n: &str) -> bool {
+    n.chars().next().is_some_and(|c| "+-*/%=!><|&^.".contains(c))
 }

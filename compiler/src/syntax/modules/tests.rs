@@ -294,3 +294,19 @@ fn fields_of_a_module_value_stay_projections() {
     assert!(out.contains("def main = m.r.x + m.t.1.0 + m.n.r.y"), "{out}");
     assert_eq!(errors("module m = { def r = 1i32 }\ndef main = m.s.x"), ["module `m` has no `s`"]);
 }
+
+#[test]
+fn operator_names_bound_locally_are_their_binders() {
+    let out = flat("def f ((<=): i32 -> i32 -> bool) (x: i32) = (x <= 1, (<= x), 2 <= 3)");
+    assert!(
+        out.contains("def f ((<=): i32 -> i32 -> bool) (x: i32) = (x <= 1, (<= x), 2 <= 3)"),
+        "{out}"
+    );
+    let p = parse("def f ((<=): i32 -> i32 -> bool) (x: i32) = (x <= 1, (<= x))\ndef g = 2 <= 3")
+        .unwrap_or_else(|_| panic!());
+    let printed = format!("{:?}", p.decs);
+    // Inside `f`, the operator is the parameter, named apart from the built-in `<=` of `g`.
+    assert!(printed.contains("op: \"(<=)\""), "{printed}");
+    assert!(printed.contains("RightSection(\"(<=)\""), "{printed}");
+    assert!(printed.contains("op: \"<=\""), "{printed}");
+}

@@ -161,9 +161,20 @@ impl Parser<'_> {
             self.expect(Tok::Equals, "`=`")?;
             Binding::With { name, name_span, indices, value: self.exp()? }
         } else if let Some((name, name_span)) = self.operator_name() {
-            // A local operator: `let (+^) x y = ...`.
-            self.user_operator(&name, name_span, false)?;
-            self.local_function(name, name_span)?
+            // A local operator: `let (+^) x y = ...`, or `let (+) = i32.max` (in its scope only,
+            // which name resolution tells from the built-in one).
+            if super::expr::is_builtin_operator(&name) {
+                self.needs_resolution = true;
+            } else {
+                self.user_operator(&name, name_span, false)?;
+            }
+            if self.at(&Tok::Equals) {
+                self.bump();
+                let pat = self.mk_pat(PatKind::Var(name), name_span)?;
+                Binding::Pat { sizes: Vec::new(), pat, rhs: self.exp()? }
+            } else {
+                self.local_function(name, name_span)?
+            }
         } else if matches!(self.tok(), Tok::Ident(_)) && self.at_fun_params_after_name() {
             let (name, name_span) = self.ident("a name")?;
             self.local_function(name, name_span)?

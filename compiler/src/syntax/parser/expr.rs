@@ -126,11 +126,18 @@ pub fn op_prec(op: &str) -> Option<Prec> {
 /// The precedence of a binary operator as named in `ExprKind::BinOp` (a symbol or a backticked
 /// function name).
 pub fn binop_prec(op: &str) -> Prec {
+    let op = bound_operator(op);
     if op.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         Prec::Backtick
     } else {
         op_prec(op).unwrap_or(Prec::Cmp)
     }
+}
+
+/// The operator a variable bound as `(<=)` stands for, which name resolution names `(<=)`; any
+/// other name as it is.
+pub fn bound_operator(op: &str) -> &str {
+    op.strip_prefix('(').and_then(|o| o.strip_suffix(')')).unwrap_or(op)
 }
 
 fn is_known_operator(op: &str) -> bool {
@@ -474,7 +481,7 @@ impl Parser<'_> {
         self.bump();
         let inner = self.exp()?;
         self.expect(Tok::RParen, "`)`")?;
-        self.local_opens = true;
+        self.needs_resolution = true;
         let span = self.span_from(m.span);
         let f = self.mk(ExprKind::Var(format!("{LOCAL_OPEN}{p}")), m.span)?;
         self.mk(ExprKind::Apply(f, inner), span)

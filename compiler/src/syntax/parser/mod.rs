@@ -46,8 +46,9 @@ pub struct Parser<'a> {
     negated: bool,
     /// The operators the program has defined so far (`def (+^) ...`): uses of them are known.
     user_ops: std::collections::HashSet<String>,
-    /// Whether the program opens a module locally (`m.(e)`), which `syntax::modules` resolves.
-    pub local_opens: bool,
+    /// Whether the program needs `syntax::modules` to resolve its names though it declares no
+    /// modules: it opens one locally (`m.(e)`) or binds an operator name (`(<=)`).
+    pub needs_resolution: bool,
     /// How many module bodies (`{ ... }`) enclose the current position: there the built-in
     /// operators may be defined anew.
     in_module: u32,
@@ -69,7 +70,7 @@ impl<'a> Parser<'a> {
             rec: 0,
             negated: false,
             user_ops: std::collections::HashSet::new(),
-            local_opens: false,
+            needs_resolution: false,
             in_module: 0,
             builtin_ops: std::collections::HashSet::new(),
         }

@@ -107,8 +107,19 @@ impl Parser<'_> {
             let span = self.span_from(start);
             return self.mk_pat(PatKind::Tuple(Vec::new()), span);
         }
-        if matches!(self.tok(), Tok::Op(_) | Tok::Backticked(_)) && *self.tok_at(1) == Tok::RParen {
-            let d = Diagnostic::parse(self.span(), "unsupported: binding an operator name");
+        if let (Tok::Op(op), Tok::RParen) = (self.tok(), self.tok_at(1)) {
+            // `(<=)`: a variable used as an infix operator in its scope. Name resolution
+            // (`modules::resolve`) tells its uses from the built-in operator's.
+            let op = op.clone();
+            self.bump();
+            self.bump();
+            self.needs_resolution = true;
+            self.user_ops.insert(op.clone());
+            let span = self.span_from(start);
+            return self.mk_pat(PatKind::Var(op), span);
+        }
+        if matches!(self.tok(), Tok::Backticked(_)) && *self.tok_at(1) == Tok::RParen {
+            let d = Diagnostic::parse(self.span(), "unsupported: binding a backticked name");
             return Err(self.report(d));
         }
         let mut first = self.pat()?;

@@ -141,6 +141,7 @@ fn is_symbolic(op: &str) -> bool {
 
 /// An operator as written between operands or in a section: `+`, or `` `f` ``.
 fn op_text(op: &str) -> String {
+    let op = crate::syntax::parser::expr::bound_operator(op);
     if is_symbolic(op) {
         op.to_string()
     } else {
@@ -189,6 +190,7 @@ impl Printer {
 
     /// A defined name; an operator's in parentheses (`def (+^) x y`).
     fn binding_name(&mut self, name: &str) {
+        let name = crate::syntax::parser::expr::bound_operator(name);
         if name.starts_with(|c: char| !c.is_alphanumeric() && c != '_') {
             self.w("(");
             self.w(name);
