@@ -251,6 +251,13 @@ pub fn error_text(d: &Diagnostic, src: &str) -> String {
         s.push_str("\nhint: ");
         s.push_str(h);
     }
+    // Last, the message as Futhark words errors (`Error: Index [4] out of bounds ...`), so that
+    // test blocks written for Futhark's messages match.
+    let mut chars = d.message.chars();
+    let capital: String =
+        chars.next().into_iter().flat_map(char::to_uppercase).chain(chars).collect();
+    s.push_str("\nError: ");
+    s.push_str(&capital);
     s
 }
 
