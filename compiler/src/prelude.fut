@@ -77,6 +77,11 @@ def rotate [n] 't (r: i64) (xs: [n]t) : [n]t = map (\i -> xs[(i + r) % n]) (iota
 
 def indices [n] 't (_: [n]t) : *[n]i64 = iota n
 
+-- The exclusive scan: element i folds the elements before i (the first is `ne`).
+def exscan [n] 'a (op: a -> a -> a) (ne: a) (as: [n]a) : *[n]a =
+  let s = scan op ne as
+  in map (\i -> if i == 0 then ne else s[i - 1]) (iota n)
+
 def foldl [n] 'a 'b (f: a -> b -> a) (acc: a) (bs: [n]b) : a =
   loop acc for b in bs do f acc b
 

@@ -73,3 +73,12 @@ entry streams (xs: []i32) : ([]i32, i32, []i32, i32) =
   , map_stream_per (\_ (c: []i32) -> map (\x -> x * x) c) xs
   , reduce_stream_per (+) (\_ (c: []i32) -> i32.sum c) xs
   )
+
+-- ==
+-- entry: exclusive_scans
+-- input { [1i32, 2i32, 3i32, 4i32] }
+-- output { [0i32, 1i32, 3i32, 6i32] [1i32, 1i32, 2i32, 6i32] [[0i32, 0i32], [1i32, 1i32], [3i32, 3i32], [6i32, 6i32]] }
+-- input { empty([0]i32) }
+-- output { empty([0]i32) empty([0]i32) empty([0][2]i32) }
+entry exclusive_scans (xs: []i32) =
+  (exscan (+) 0 xs, exscan (*) 1 xs, exscan (map2 (+)) [0, 0] (map (\x -> [x, x]) xs))
