@@ -702,19 +702,24 @@ fn convert(
 }
 
 fn int_value(value: i128, bits: bool, it: IntType, span: Span) -> Result<PrimValue, Diagnostic> {
-    let (lo, hi) = if bits {
+    // A bit pattern, or a negative value of an unsigned type (`-1u8`, read as Futhark reads
+    // it: two's complement), may use the type's whole width either way.
+    let (lo, hi) = if bits || !it.signed() {
         (-(1i128 << (it.bits() - 1)), (1i128 << it.bits()) - 1)
-    } else if it.signed() {
-        (-(1i128 << (it.bits() - 1)), (1i128 << (it.bits() - 1)) - 1)
     } else {
-        (0, (1i128 << it.bits()) - 1)
+        (-(1i128 << (it.bits() - 1)), (1i128 << (it.bits() - 1)) - 1)
     };
     if value < lo || value > hi {
+        let holds = if it.signed() || bits {
+            format!("`{}` holds {lo} to {hi}", it.name())
+        } else {
+            format!("`{}` holds 0 to {hi}; a negative value down to {lo} is read as its two's complement", it.name())
+        };
         return Err(value_err(
             span,
             format!("integer literal {value} is out of range for `{}`", it.name()),
         )
-        .with_hint(format!("`{}` holds {lo} to {hi}", it.name())));
+        .with_hint(holds));
     }
     Ok(PrimValue::int(it, value))
 }

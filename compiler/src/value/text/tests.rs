@@ -175,9 +175,19 @@ fn element_types_must_agree() {
 }
 
 #[test]
+fn negative_unsigned_values_are_twos_complement() {
+    assert_eq!(prim("-1u8"), PrimValue::U8(255));
+    assert_eq!(prim("-271733879u32"), PrimValue::U32(4023233417));
+    assert_eq!(prim("-9223372036854775808u64"), PrimValue::U64(1 << 63));
+}
+
+#[test]
 fn range_errors() {
     assert_eq!(err("300u8").message, "integer literal 300 is out of range for `u8`");
-    assert_eq!(err("-1u32").message, "integer literal -1 is out of range for `u32`");
+    assert_eq!(
+        err("-2147483649u32").message,
+        "integer literal -2147483649 is out of range for `u32`"
+    );
     assert_eq!(err("128i8").message, "integer literal 128 is out of range for `i8`");
     assert_eq!(err("3000000000").message, "integer literal 3000000000 is out of range for `i32`");
     assert_eq!(err("0x1FFi8").message, "integer literal 511 is out of range for `i8`");
