@@ -82,3 +82,11 @@ entry streams (xs: []i32) : ([]i32, i32, []i32, i32) =
 -- output { empty([0]i32) empty([0]i32) empty([0][2]i32) }
 entry exclusive_scans (xs: []i32) =
   (exscan (+) 0 xs, exscan (*) 1 xs, exscan (map2 (+)) [0, 0] (map (\x -> [x, x]) xs))
+
+-- ==
+-- entry: unflatten_coerced
+-- input { [[0i64, 1i64, 2i64, 3i64], [4i64, 5i64, 6i64, 7i64]] }
+-- output { [[0i64, 2i64, 1i64, 3i64], [4i64, 6i64, 5i64, 7i64]] }
+entry unflatten_coerced (x: [2][4]i64) =
+  let y = map (\row -> unflatten (row :> [2 * 2]i64) :> [2][2]i64) x
+  in map flatten (map transpose y)

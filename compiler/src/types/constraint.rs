@@ -94,8 +94,10 @@ pub(crate) enum IndexDim {
 pub(crate) enum Kind {
     /// The two types are equal (`found` is the type of the constraint's expression).
     Eq { expected: Ty, found: Ty },
-    /// The types are equal except for their sizes (`e :> t`).
-    EqShape { expected: Ty, found: Ty },
+    /// The types are equal except for their sizes (`e :> t`); `found`'s sizes still unknown that
+    /// its expression made (size variables numbered from `inner`) become `expected`'s, as the
+    /// sizes of `unflatten xs :> [2][2]t` do.
+    EqShape { expected: Ty, found: Ty, inner: u32 },
     /// The type is one of these primitive types (overloaded operators and literals).
     Prim { ty: Ty, set: PrimSet },
     /// The type contains no functions (`==`, array elements, unlifted type parameters).
@@ -280,7 +282,7 @@ impl fmt::Display for Constraint {
         let at = format!("@{}..{}", self.span.start, self.span.end);
         match &self.kind {
             Kind::Eq { expected, found } => write!(f, "{expected} = {found} {at}"),
-            Kind::EqShape { expected, found } => write!(f, "{expected} ~ {found} {at}"),
+            Kind::EqShape { expected, found, .. } => write!(f, "{expected} ~ {found} {at}"),
             Kind::Prim { ty, set } => write!(f, "{ty} in {} {at}", set.describe()),
             Kind::NoFun { ty, what } => write!(f, "{ty} has no functions ({what}) {at}"),
             Kind::Field { record, field, ty } => write!(f, "{record}.{field} = {ty} {at}"),

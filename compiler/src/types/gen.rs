@@ -715,9 +715,10 @@ impl<'g> Gen<'g> {
             }
             ExprKind::Coerce(x, te) => {
                 let t = self.conv_type(te, AnySize::Existential);
+                let inner = self.store.dvars.len() as u32;
                 let tx = self.expr(x);
                 self.push(
-                    Kind::EqShape { expected: t.clone(), found: tx },
+                    Kind::EqShape { expected: t.clone(), found: tx, inner },
                     x.span,
                     Reason::Ascription(te.span),
                 );

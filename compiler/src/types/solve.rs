@@ -130,10 +130,22 @@ impl<'s> Solver<'s> {
                     self.mismatch(m, c.span, &c.reason, expected, found);
                 }
             }
-            Kind::EqShape { expected, found } => {
+            Kind::EqShape { expected, found, inner } => {
                 let mode = Mode { ignore_dims: true, ..Mode::default() };
                 if let Err(m) = self.store.unify(expected, found, mode) {
                     self.mismatch(m, c.span, &c.reason, expected, found);
+                    return Step::Done;
+                }
+                let mut pairs = Vec::new();
+                self.store.zip_dims3(expected, found, found, &mut pairs);
+                for (e, f, _) in pairs {
+                    let f = self.store.dim(&f);
+                    if let Dim::Var(v) = f {
+                        let info = &self.store.dvars[v as usize];
+                        if v >= *inner && !info.loop_param {
+                            let _ = self.store.unify_dim(&f, &e, Mode::default(), false);
+                        }
+                    }
                 }
             }
             Kind::BindSizes { pat, rhs, names } => {

@@ -43,6 +43,7 @@ fn prelude_types() {
         reverse : [n]t -> [n]t
         rotate : i64 -> [n]t -> [n]t
         indices : [n]t -> *[n]i64
+        exscan : (a -> a -> a) -> a -> [n]a -> *[n]a
         foldl : (a -> b -> a) -> a -> [n]b -> a
         foldr : (b -> a -> a) -> a -> [n]b -> a
         tabulate : (n: i64) -> (i64 -> a) -> *[n]a

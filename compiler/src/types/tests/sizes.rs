@@ -160,6 +160,19 @@ def keep_nested [n] (xs: [n]i32) =
 }
 
 #[test]
+fn a_coercion_gives_the_sizes_its_expression_leaves_unknown() {
+    let src = "
+def f (row: [4]i64) = unflatten (row :> [2 * 2]i64) :> [2][2]i64
+def g (xs: []i32) = xs :> [3]i32
+def h [n] (xs: [n]i32) = (filter (> 0) xs :> [n]i32)
+";
+    assert_eq!(type_of(src, "f"), "[4]i64 -> [2][2]i64");
+    // A parameter's size is the argument's: the coercion checks it at run time.
+    assert_eq!(type_of(src, "g"), "[n₁]i32 -> [3]i32");
+    assert_eq!(type_of(src, "h"), "[n]i32 -> *[n]i32");
+}
+
+#[test]
 fn loop_parameter_annotations_fix_sizes() {
     let src = "def f [n] (xs: [n]i32) = loop (ys: [n]i32) = xs for i < 3 do filter (> 0) ys";
     let e = error(src, "size mismatch: expected size `n`, found size `k");
