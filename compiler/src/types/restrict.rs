@@ -50,8 +50,29 @@ impl Restrict<'_> {
         show_type(t, self.names)
     }
 
+    /// A pattern outside `match` (a parameter, `let`, loop) must match every value of its type:
+    /// constructors only of a type that has no other (`let #point x y = p`), no literals.
+    fn irrefutable(&mut self, p: &Pat) {
+        if !refutable_form(p) {
+            return;
+        }
+        let Some(t) = self.pats.get(&p.id) else { return };
+        if let Some(missing) = uncovered(&[vec![p]], std::slice::from_ref(t), 0) {
+            self.errors.push(
+                Diagnostic::ty(
+                    p.span,
+                    format!("refutable pattern: `{}` is not covered", missing.join(" ")),
+                )
+                .with_hint("only `match` may have cases that fail; match on the value instead"),
+            );
+        }
+    }
+
     /// Checks on a definition's signature.
     pub fn def(&mut self, d: &ValDec, scheme: &Scheme) {
+        for p in &d.params {
+            self.irrefutable(p);
+        }
         // Size parameters must be found in the shape of some (non-function) parameter.
         for tp in &d.type_params {
             if let TypeParam::Size { name, span } = tp {
@@ -179,7 +200,12 @@ impl Restrict<'_> {
                 self.expr(lhs);
                 self.expr(rhs);
             }
-            ExprKind::Lambda { body, .. } => self.expr(body),
+            ExprKind::Lambda { params, body, .. } => {
+                for p in params {
+                    self.irrefutable(p);
+                }
+                self.expr(body)
+            }
             ExprKind::If(c, a, b) => {
                 self.expr(c);
                 self.expr(a);
@@ -207,11 +233,15 @@ impl Restrict<'_> {
                 }
                 self.exhaustive(e, x, cases);
             }
-            ExprKind::Let { rhs, body, .. } => {
+            ExprKind::Let { pat, rhs, body, .. } => {
+                self.irrefutable(pat);
                 self.expr(rhs);
                 self.expr(body);
             }
-            ExprKind::LetFun { rhs, body, .. } => {
+            ExprKind::LetFun { params, rhs, body, .. } => {
+                for p in params {
+                    self.irrefutable(p);
+                }
                 self.expr(rhs);
                 self.expr(body);
             }
@@ -230,6 +260,7 @@ impl Restrict<'_> {
                 self.expr(v);
             }
             ExprKind::Loop { pat, init, form, body } => {
+                self.irrefutable(pat);
                 if let Some(i) = init {
                     self.expr(i);
                 }
@@ -264,6 +295,17 @@ impl Restrict<'_> {
                 .with_hint("add a case for it, or a catch-all case `_`"),
             );
         }
+    }
+}
+
+/// Does a pattern test anything (a constructor or a literal somewhere in it)?
+fn refutable_form(p: &Pat) -> bool {
+    match &p.kind {
+        PatKind::Constr(..) | PatKind::Literal(_) => true,
+        PatKind::Var(_) | PatKind::Wildcard => false,
+        PatKind::Tuple(ps) => ps.iter().any(refutable_form),
+        PatKind::Record(fs) => fs.iter().any(|(_, p)| refutable_form(p)),
+        PatKind::Ascribed(p, _) => refutable_form(p),
     }
 }
 

@@ -191,9 +191,19 @@ impl<'a> Lowerer<'a> {
                 let (val, env) = self.check_sizes(t, val, env, "value")?;
                 self.bind_pat(inner, val, &env)
             }
-            PatKind::Literal(_) | PatKind::Constr(..) => {
-                Err(unsupported(p.span, "a refutable pattern outside `match`"))
-            }
+            // A type of one constructor: the pattern cannot fail (`let #point x y = p`).
+            PatKind::Constr(name, ps) => match val {
+                SVal::Sum { ctors, payloads, .. } if ctors.len() == 1 && &ctors[0] == name => {
+                    let payload = payloads.into_iter().next().unwrap_or_default();
+                    let mut env = env.clone();
+                    for (p, v) in ps.iter().zip(payload) {
+                        env = self.bind_pat(p, v, &env)?;
+                    }
+                    Ok(env)
+                }
+                _ => Err(unsupported(p.span, "a refutable pattern outside `match`")),
+            },
+            PatKind::Literal(_) => Err(unsupported(p.span, "a refutable pattern outside `match`")),
         }
     }
 
