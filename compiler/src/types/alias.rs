@@ -74,6 +74,7 @@ fn consuming_type(t: &Type) -> bool {
         Type::Array { unique, .. } => *unique,
         Type::Tuple(ts) => ts.iter().any(consuming_type),
         Type::Record(fs) => fs.values().any(consuming_type),
+        Type::Sum(cs) => cs.values().flatten().any(consuming_type),
         _ => false,
     }
 }

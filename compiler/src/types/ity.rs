@@ -265,6 +265,11 @@ impl Ty {
             Ty::Record(fs) => {
                 Ty::Record(fs.iter().map(|(n, t)| (n.clone(), t.make_unique())).collect())
             }
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(n, ts)| (n.clone(), ts.iter().map(Ty::make_unique).collect()))
+                    .collect(),
+            ),
             t => t.clone(),
         }
     }
@@ -279,6 +284,11 @@ impl Ty {
             Ty::Record(fs) => {
                 Ty::Record(fs.iter().map(|(n, t)| (n.clone(), t.without_unique())).collect())
             }
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(n, ts)| (n.clone(), ts.iter().map(Ty::without_unique).collect()))
+                    .collect(),
+            ),
             t => t.clone(),
         }
     }

@@ -113,6 +113,13 @@ fn unique_results_must_not_alias_parameters() {
     error(src, "the result of `f` is declared unique, but it may alias the parameter `xs`");
     types("def f (xs: *[]i32) : *[]i32 = xs");
     types("def f (xs: []i32) : *[]i32 = copy xs");
+    // `*` on a sum type makes its payloads' arrays unique.
+    let sum = "type^ sum = #foo ([]i32) | #bar ([]i32)\n";
+    types(&format!("{sum}def get (v: *sum) : *[]i32 = match v case #foo a -> a case #bar a -> a"));
+    error(
+        &format!("{sum}def get (v: sum) : *[]i32 = match v case #foo a -> a case #bar a -> a"),
+        "the result of `get` is declared unique, but it may alias the parameter `v`",
+    );
 }
 
 #[test]
