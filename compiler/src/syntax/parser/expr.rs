@@ -845,6 +845,16 @@ impl Parser<'_> {
             }
         }
         let span = self.span_from(start);
+        let explicit: Option<Vec<(Name, Expr)>> = fields
+            .iter()
+            .map(|f| match f {
+                RecordField::Explicit(n, e) => Some((n.clone(), e.clone())),
+                RecordField::Implicit(..) => None,
+            })
+            .collect();
+        if let Some(Ok(elems)) = explicit.map(super::tuple_fields) {
+            return self.mk(ExprKind::Tuple(elems), span);
+        }
         self.mk(ExprKind::Record(fields), span)
     }
 }

@@ -268,3 +268,24 @@ impl<'a> Parser<'a> {
         Ok(Box::new(Expr { kind, span, id: self.fresh(d) }))
     }
 }
+
+/// The fields of a record whose labels are `0` to `n-1` (n ≥ 2), in label order: Futhark's
+/// tuples are those records, so `{0 = a, 1 = b}` is `(a, b)`.
+pub(crate) fn tuple_fields<T>(mut fields: Vec<(Name, T)>) -> Result<Vec<T>, Vec<(Name, T)>> {
+    let n = fields.len();
+    let index = |name: &str| name.parse::<usize>().ok().filter(|i| *i < n && i.to_string() == name);
+    let mut seen = vec![false; n];
+    let numbered = n >= 2
+        && fields.iter().all(|(name, _)| match index(name) {
+            Some(i) if !seen[i] => {
+                seen[i] = true;
+                true
+            }
+            _ => false,
+        });
+    if !numbered {
+        return Err(fields);
+    }
+    fields.sort_by_key(|(name, _)| index(name));
+    Ok(fields.into_iter().map(|(_, v)| v).collect())
+}

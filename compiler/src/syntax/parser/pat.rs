@@ -175,7 +175,10 @@ impl Parser<'_> {
             }
         }
         let span = self.span_from(start);
-        self.mk_pat(PatKind::Record(fields), span)
+        match super::tuple_fields(fields) {
+            Ok(elems) => self.mk_pat(PatKind::Tuple(elems), span),
+            Err(fields) => self.mk_pat(PatKind::Record(fields), span),
+        }
     }
 
     /// Type and size parameters: `[n]`, `'a`, `'~a`, `'^a`.

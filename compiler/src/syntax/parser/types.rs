@@ -220,7 +220,10 @@ impl Parser<'_> {
                         break;
                     }
                 }
-                TypeExpKind::Record(fields)
+                match super::tuple_fields(fields) {
+                    Ok(elems) => TypeExpKind::Tuple(elems),
+                    Err(fields) => TypeExpKind::Record(fields),
+                }
             }
             _ => return Err(self.expected("a type")),
         };

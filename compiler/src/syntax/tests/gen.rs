@@ -235,6 +235,13 @@ pub fn expr() -> BoxedStrategy<Expr> {
                 ],
                 0..3
             )
+            // Fields labelled 0 to n-1 are a tuple, which is generated as one.
+            .prop_filter("a numbered record is a tuple", |fs| {
+                let names = fs.iter().map(|f| match f {
+                    RecordField::Explicit(n, _) | RecordField::Implicit(n, _) => (n.clone(), ()),
+                });
+                crate::syntax::parser::tuple_fields(names.collect()).is_err()
+            })
             .prop_map(ExprKind::Record),
             (
                 bx(),
