@@ -256,7 +256,7 @@ fn owned_assuming(sc: &Scope, at: usize, d: Var, assumed: &mut Vec<Var>) -> bool
     }
     // In a branch, an array from outside the `if`: owned there, and the `if` its last use.
     if let (Some(parent), Some(bi)) = (sc.parent, sc.branch_at) {
-        if !b.stms.iter().any(|s| s.pat.iter().any(|p| p.var == d)) {
+        if binder(b, d).is_none() {
             return owned_assuming(parent, bi, d, assumed) && last_use(parent.body, bi, d);
         }
     }
@@ -274,23 +274,33 @@ fn owned_assuming(sc: &Scope, at: usize, d: Var, assumed: &mut Vec<Var>) -> bool
         return false;
     }
     let Atom::Var(next) = b.result[k] else { return false };
-    let Some(def) = b.stms.iter().position(|s| s.pat.iter().any(|p| p.var == next)) else {
-        return false;
-    };
+    let Some(def) = binder(b, next) else { return false };
     assumed.push(d);
-    let new = fresh(&b.stms[def].exp)
-        || loop_result_owned(sc, def, next, assumed)
-        || branch_result_owned(sc, def, next, assumed);
+    let new = bound_owned(sc, def, next, assumed);
     assumed.pop();
-    if !new {
-        return false;
-    }
-    // No other result may share the new value's memory.
-    let shared = aliases(b, def, next, b.stms.len());
+    new && returned_alone(b, def, k, next)
+}
+
+/// The statement of `b` that binds `v`.
+fn binder(b: &Body, v: Var) -> Option<usize> {
+    b.stms.iter().position(|s| s.pat.iter().any(|p| p.var == v))
+}
+
+/// Whether `v`, bound by statement `def` of `sc`, owns its memory: a fresh array, or the result
+/// of a loop or `if` that owns it.
+fn bound_owned(sc: &Scope, def: usize, v: Var, assumed: &mut Vec<Var>) -> bool {
+    fresh(&sc.body.stms[def].exp)
+        || loop_result_owned(sc, def, v, assumed)
+        || branch_result_owned(sc, def, v, assumed)
+}
+
+/// Whether no result of `b` but the `k`th shares the memory of `v` (bound at statement `from`).
+fn returned_alone(b: &Body, from: usize, k: usize, v: Var) -> bool {
+    let shared = aliases(b, from, v, b.stms.len());
     b.result
         .iter()
         .enumerate()
-        .all(|(j, a)| j == k || !matches!(a, Atom::Var(v) if shared.contains(v)))
+        .all(|(j, a)| j == k || !matches!(a, Atom::Var(x) if shared.contains(x)))
 }
 
 /// Whether `v`, bound by the loop at statement `def` of `sc`, owns its memory: the loop's
@@ -316,21 +326,11 @@ fn branch_result_owned(sc: &Scope, def: usize, v: Var, assumed: &mut Vec<Var>) -
     [then_body, else_body].into_iter().all(|br| {
         let Some(Atom::Var(r)) = br.result.get(k).copied() else { return false };
         let inner = Scope { body: br, parent: Some(sc), loop_at: None, branch_at: Some(def) };
-        let shared = aliases(br, 0, r, br.stms.len());
-        let alone = br
-            .result
-            .iter()
-            .enumerate()
-            .all(|(j, a)| j == k || !matches!(a, Atom::Var(x) if shared.contains(x)));
-        let owned = match br.stms.iter().position(|s| s.pat.iter().any(|p| p.var == r)) {
-            Some(j) => {
-                fresh(&br.stms[j].exp)
-                    || loop_result_owned(&inner, j, r, assumed)
-                    || branch_result_owned(&inner, j, r, assumed)
-            }
+        let owned = match binder(br, r) {
+            Some(j) => bound_owned(&inner, j, r, assumed),
             None => owned_assuming(&inner, br.stms.len(), r, assumed),
         };
-        alone && owned
+        owned && returned_alone(br, 0, k, r)
     })
 }
 

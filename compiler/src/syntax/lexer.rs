@@ -142,7 +142,7 @@ pub struct Token {
 }
 
 /// Characters that make up symbolic operators (`.` may continue but not start one).
-fn is_op_char(c: u8) -> bool {
+pub(crate) fn is_op_char(c: u8) -> bool {
     matches!(c, b'+' | b'-' | b'*' | b'/' | b'%' | b'=' | b'!' | b'>' | b'<' | b'|' | b'&' | b'^')
 }
 

@@ -542,5 +542,5 @@ fn arrow(a: PrimType, b: TypeExp, span: Span) -> TypeExp {
 
 /// Whether a variable's name is an operator (`<=`, `+^`): one a pattern binds as `(<=)`.
 fn is_operator_name(n: &str) -> bool {
-    n.chars().next().is_some_and(|c| "+-*/%=!><|&^.".contains(c))
+    n.bytes().next().is_some_and(crate::syntax::lexer::is_op_char)
 }

@@ -845,15 +845,18 @@ impl Parser<'_> {
             }
         }
         let span = self.span_from(start);
-        let explicit: Option<Vec<(Name, Expr)>> = fields
-            .iter()
-            .map(|f| match f {
-                RecordField::Explicit(n, e) => Some((n.clone(), e.clone())),
-                RecordField::Implicit(..) => None,
-            })
-            .collect();
-        if let Some(Ok(elems)) = explicit.map(super::tuple_fields) {
-            return self.mk(ExprKind::Tuple(elems), span);
+        // Numbered fields are all written `n = e` (a number is no variable).
+        if fields.iter().all(|f| matches!(f, RecordField::Explicit(..))) {
+            let named = fields.into_iter().map(|f| match f {
+                RecordField::Explicit(n, e) | RecordField::Implicit(n, e) => (n, e),
+            });
+            return match super::tuple_fields(named.collect()) {
+                Ok(elems) => self.mk(ExprKind::Tuple(elems), span),
+                Err(named) => {
+                    let fields = named.into_iter().map(|(n, e)| RecordField::Explicit(n, e));
+                    self.mk(ExprKind::Record(fields.collect()), span)
+                }
+            };
         }
         self.mk(ExprKind::Record(fields), span)
     }
