@@ -241,6 +241,17 @@ impl TypeExp {
 }
 
 impl Pat {
+    /// Does the pattern test anything (a constructor or a literal somewhere in it)?
+    pub fn is_refutable_form(&self) -> bool {
+        match &self.kind {
+            PatKind::Constr(..) | PatKind::Literal(_) => true,
+            PatKind::Var(_) | PatKind::Wildcard => false,
+            PatKind::Tuple(ps) => ps.iter().any(Pat::is_refutable_form),
+            PatKind::Record(fs) => fs.iter().any(|(_, p)| p.is_refutable_form()),
+            PatKind::Ascribed(p, _) => p.is_refutable_form(),
+        }
+    }
+
     /// Whether a type ascription in this pattern mentions the size `name`.
     pub fn mentions_size(&self, name: &str) -> bool {
         match &self.kind {

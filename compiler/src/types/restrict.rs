@@ -53,7 +53,7 @@ impl Restrict<'_> {
     /// A pattern outside `match` (a parameter, `let`, loop) must match every value of its type:
     /// constructors only of a type that has no other (`let #point x y = p`), no literals.
     fn irrefutable(&mut self, p: &Pat) {
-        if !refutable_form(p) {
+        if !p.is_refutable_form() {
             return;
         }
         let Some(t) = self.pats.get(&p.id) else { return };
@@ -295,17 +295,6 @@ impl Restrict<'_> {
                 .with_hint("add a case for it, or a catch-all case `_`"),
             );
         }
-    }
-}
-
-/// Does a pattern test anything (a constructor or a literal somewhere in it)?
-fn refutable_form(p: &Pat) -> bool {
-    match &p.kind {
-        PatKind::Constr(..) | PatKind::Literal(_) => true,
-        PatKind::Var(_) | PatKind::Wildcard => false,
-        PatKind::Tuple(ps) => ps.iter().any(refutable_form),
-        PatKind::Record(fs) => fs.iter().any(|(_, p)| refutable_form(p)),
-        PatKind::Ascribed(p, _) => refutable_form(p),
     }
 }
 

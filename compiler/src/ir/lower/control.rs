@@ -250,7 +250,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(env)
             }
-            (PatKind::Ascribed(inner, _), v) if has_refutable(inner) => {
+            (PatKind::Ascribed(inner, _), v) if inner.is_refutable_form() => {
                 let t = self.pat_type(p)?;
                 let (v, env) = self.check_sizes(t, v, env, "value")?;
                 self.bind_refutable(inner, v, &env)
@@ -528,16 +528,6 @@ impl<'a> Lowerer<'a> {
         }
         super::pat::build_sval(t, &mut leaves.into_iter())
             .ok_or_else(|| internal(span, "placeholder shape"))
-    }
-}
-
-fn has_refutable(p: &Pat) -> bool {
-    match &p.kind {
-        PatKind::Literal(_) | PatKind::Constr(..) => true,
-        PatKind::Var(_) | PatKind::Wildcard => false,
-        PatKind::Tuple(ps) => ps.iter().any(has_refutable),
-        PatKind::Record(fs) => fs.iter().any(|(_, p)| has_refutable(p)),
-        PatKind::Ascribed(p, _) => has_refutable(p),
     }
 }
 
