@@ -1,14 +1,12 @@
--- Scoping: locals shadow top-level definitions, a later definition shadows an earlier one, user
--- definitions shadow prelude functions, and lambda and loop parameters shadow outer names.
+-- Scoping: locals shadow top-level definitions, user definitions shadow prelude functions, and
+-- lambda and loop parameters shadow outer names. (Two top-level definitions of one name are an
+-- error, as in Futhark: type_duplicate_definition.fut.)
 -- ==
 -- input { 5i32 }
 -- output { 12i32 6i32 7i32 3i64 25i32 10i32 }
 
 def x : i32 = 100
 
-def f (y: i32) : i32 = y + 1
-
--- This f replaces the one above for everything that follows.
 def f (y: i32) : i32 = y + 2
 
 -- A user-defined `length` shadows the prelude's.

@@ -44,6 +44,11 @@ pub fn flatten(
     needs_resolution: bool,
     builtin_ops: &HashSet<NodeId>,
 ) -> Result<Flat, Vec<Diagnostic>> {
+    let mut duplicates = Vec::new();
+    duplicate_definitions(&decs, &mut duplicates);
+    if !duplicates.is_empty() {
+        return Err(duplicates);
+    }
     if !needs_resolution && decs.iter().all(|d| matches!(d, SrcDec::Dec(_))) {
         let plain = decs
             .into_iter()
@@ -72,6 +77,57 @@ pub fn flatten(
         Ok(Flat { decs: f.out, next_id: f.next_id, instances: f.instances })
     } else {
         Err(f.diags)
+    }
+}
+
+/// Reports each name defined twice in one sequence of declarations (the program's, or a module's
+/// body), as Futhark does: values and modules share a namespace, types and module types have
+/// their own. A `local` or `open` declaration is not counted (Futhark's rule), and a name may be
+/// defined anew in a nested module or where it only shadows the prelude's.
+fn duplicate_definitions(decs: &[SrcDec], diags: &mut Vec<Diagnostic>) {
+    let mut first: HashMap<(u8, &str), Span> = HashMap::new();
+    for d in decs {
+        let (space, what, name, span) = match d {
+            SrcDec::Dec(Dec::Val(v)) => (0, "value", &v.name, v.name_span),
+            SrcDec::Dec(Dec::Type(t)) => (1, "type", &t.name, t.span),
+            SrcDec::Module(m) => {
+                nested_duplicates(&m.body, diags);
+                (0, "module", &m.name, m.name_span)
+            }
+            SrcDec::ModType { name, name_span, .. } => (2, "module type", name, *name_span),
+            SrcDec::Open(m, _) => {
+                nested_duplicates(m, diags);
+                continue;
+            }
+            SrcDec::Local(d, _) => {
+                duplicate_definitions(std::slice::from_ref(d), diags);
+                continue;
+            }
+        };
+        match first.get(&(space, name.as_str())) {
+            Some(at) => diags.push(
+                Diagnostic::ty(span, format!("duplicate definition of {what} `{name}`"))
+                    .with_label("defined again here")
+                    .with_secondary(*at, "first defined here")
+                    .with_hint("rename one of them; a name is defined once in a program or module"),
+            ),
+            None => {
+                first.insert((space, name.as_str()), span);
+            }
+        }
+    }
+}
+
+/// [`duplicate_definitions`] in the module bodies written inside `m`.
+fn nested_duplicates(m: &ModExp, diags: &mut Vec<Diagnostic>) {
+    match &m.kind {
+        ModExpKind::Var(_) => {}
+        ModExpKind::Struct(decs) => duplicate_definitions(decs, diags),
+        ModExpKind::Apply(f, a) => {
+            nested_duplicates(f, diags);
+            nested_duplicates(a, diags);
+        }
+        ModExpKind::Ascribe(m, _) => nested_duplicates(m, diags),
     }
 }
 

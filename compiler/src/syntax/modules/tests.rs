@@ -93,12 +93,13 @@ fn a_parametric_module_sees_the_scope_it_was_written_in() {
     let out = flat(
         "def k = 1i32\n\
          module f (M: { val x: i32 }) = { def y = M.x + k }\n\
-         def k = 2i32\n\
+         module b = { def k = 2i32 }\n\
+         open b\n\
          module a = f { def x = k }",
     );
-    // The body's `k` is the first one; the argument's is the second.
-    assert!(out.contains("def a.1.x = k%2"), "{out}");
-    assert!(out.contains("def a.y = a.1.x + k"), "{out}");
+    // The body's `k` is the top-level one; the argument's is `b`'s, opened after `f`.
+    assert!(out.contains("def a.2.x = b.k"), "{out}");
+    assert!(out.contains("def a.y = a.2.x + k"), "{out}");
 }
 
 #[test]
@@ -206,9 +207,27 @@ fn deeply_nested_structures_are_bounded() {
 }
 
 #[test]
-fn a_module_and_a_value_may_share_a_name() {
-    let out = flat("module m = { def k = 2i32 }\ndef m = 1i32\ndef g = m + m.k");
-    assert!(out.contains("def g = m + m.k"), "{out}");
+fn names_are_defined_once_per_module() {
+    // Values and modules share a namespace, as in Futhark; types have their own.
+    assert_eq!(
+        errors("module m = { def k = 2i32 }\ndef m = 1i32"),
+        ["duplicate definition of value `m`"]
+    );
+    assert_eq!(
+        errors("module m = { type t = i32\ndef f = 1i32\ntype t = f32 }"),
+        ["duplicate definition of type `t`"]
+    );
+    assert_eq!(
+        errors("module type s = {}\nmodule type s = { val x: i32 }"),
+        ["duplicate definition of module type `s`"]
+    );
+    // A name may be defined anew in a nested module, next to a type of the same name, or after
+    // a `local` or `open` that declared it.
+    let out = flat(
+        "type k = i32\ndef k : k = 1\nmodule m = { def k = 2i32 }\n\
+         module n = { open m\ndef k = 3i32 }\ndef g = k + m.k + n.k",
+    );
+    assert!(out.contains("def n.k = 3i32"), "{out}");
 }
 
 #[test]

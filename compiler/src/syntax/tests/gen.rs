@@ -389,9 +389,16 @@ fn dec() -> impl Strategy<Value = Dec> {
 }
 
 pub fn program() -> impl Strategy<Value = Program> {
-    prop::collection::vec(dec(), 1..4).prop_map(|decs| Program {
-        decs,
-        next_id: 0,
-        instances: Default::default(),
+    // A name is defined once per namespace (a second definition is an error).
+    prop::collection::vec(dec(), 1..4).prop_map(|decs| {
+        let mut seen = std::collections::HashSet::new();
+        let decs = decs
+            .into_iter()
+            .filter(|d| match d {
+                Dec::Val(v) => seen.insert((false, v.name.clone())),
+                Dec::Type(t) => seen.insert((true, t.name.clone())),
+            })
+            .collect();
+        Program { decs, next_id: 0, instances: Default::default() }
     })
 }

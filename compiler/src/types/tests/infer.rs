@@ -346,7 +346,6 @@ def g (xs: []f32) =
 fn shadowing() {
     let src = "
 def x : i32 = 100
-def f (y: i32) : i32 = y + 1
 def f (y: f32) : f32 = y + 2
 def length [n] 't (_: [n]t) : i32 = 3
 def main (x: f64) = (x, f 1, length [1, 2])

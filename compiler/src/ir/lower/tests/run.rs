@@ -324,8 +324,8 @@ entry irregular_tuples (xss: [][]i32) : ([][]i32, []i64) =
 
 #[test]
 fn shadowing_and_conversions() {
-    let src = "def x : i32 = 1
-def x : i32 = x + 1
+    let src = "def one : i32 = 1
+def x : i32 = one + 1
 def f (y: i32) : i32 = let x = y * 10 in x + 1
 entry main (y: i32) : (i32, i32, i64, f64, u8, i32, bool) =
   (x, f y, i64.i32 y, f64.f32 (f32.i32 y), u8.i32 (y + 256), i32.bool (y > 0), bool.i32 y)";
