@@ -55,15 +55,8 @@ pub fn run_interp(
     args: &[Value],
 ) -> Result<Vec<Value>, Diagnostic> {
     if compiled.ir.entry(entry).is_none() {
-        let names: Vec<String> =
-            compiled.ir.entries.iter().map(|e| format!("`{}`", e.name)).collect();
-        let d =
-            Diagnostic::new(Phase::Value, Span::DUMMY, format!("unknown entry point `{entry}`"));
-        return Err(if names.is_empty() {
-            d.with_hint("the program has no entry points (declare one with `entry`)")
-        } else {
-            d.with_hint(format!("entry points: {}", names.join(", ")))
-        });
+        let names = compiled.ir.entries.iter().map(|e| e.name.as_str());
+        return Err(ir::unknown_entry(entry, names));
     }
     interp::run_entry(&compiled.ir, entry, args)
 }

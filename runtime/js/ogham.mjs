@@ -326,7 +326,10 @@ export class Program {
 
   run(entry, args) {
     const ep = this.manifest.entries.find((e) => e.name === entry);
-    if (!ep) throw new Error(`no entry point named \`${entry}\``);
+    if (!ep) {
+      const names = this.manifest.entries.map((e) => `\`${e.name}\``).join(', ');
+      throw new Error(`unknown entry point \`${entry}\` (entry points: ${names || 'none'})`);
+    }
     const x = this.x;
     x.reset();
     try {

@@ -96,7 +96,7 @@ test('compile errors and bad arguments reject with diagnostics', async () => {
     return true;
   });
   await assert.rejects(run(program, 'scale', '2f32'), /takes 2 arguments/);
-  await assert.rejects(run(program, 'nope', ''), /no entry point named `nope`/);
+  await assert.rejects(run(program, 'nope', ''), /unknown entry point `nope`/);
   await assert.rejects(run(program, 'scale', '[1f32', {}), (e) => e.span === null);
 });
 

@@ -515,14 +515,19 @@ impl Type {
 }
 
 /// The error for a call of an entry point that does not exist, listing those that do.
+/// Every backend and the interpreter report it alike.
 pub fn unknown_entry<'a>(entry: &str, names: impl Iterator<Item = &'a str>) -> crate::Diagnostic {
-    let names: Vec<&str> = names.collect();
-    let available = if names.is_empty() { "none".to_string() } else { names.join(", ") };
-    crate::Diagnostic::new(
+    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    let d = crate::Diagnostic::new(
         crate::diag::Phase::Value,
         Span::DUMMY,
-        format!("no entry point named `{entry}`; available: {available}"),
-    )
+        format!("unknown entry point `{entry}`"),
+    );
+    if names.is_empty() {
+        d.with_hint("the program has no entry points (declare one with `entry`)")
+    } else {
+        d.with_hint(format!("entry points: {}", names.join(", ")))
+    }
 }
 
 /// What checking an entry point's arguments needs of one: its element type and shape (`[]` for a

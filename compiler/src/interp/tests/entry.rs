@@ -62,7 +62,8 @@ fn unknown_entry_points_list_the_available_ones() {
     let p = program();
     let e = run_entry(&p.prog, "foo", &[]).unwrap_err();
     assert_eq!(e.phase, Phase::Value);
-    assert_eq!(e.message, "no entry point named `foo`; available: main, other");
+    assert_eq!(e.message, "unknown entry point `foo`");
+    assert_eq!(e.hints, ["entry points: `main`, `other`"]);
 }
 
 #[test]
