@@ -47,7 +47,9 @@ pub struct Gpu {
     /// Bytes of array buffers alive.
     memory: Rc<MemMeter>,
     /// A software adapter (lavapipe, SwiftShader): see `exec::Device::software`.
-    software: bool,
+    software: Cell<bool>,
+    /// See `exec::Device::scan_lookback`.
+    scan_lookback: Cell<Option<u32>>,
     /// Whether the device was opened with timestamp queries.
     timestamps: bool,
     /// The adapter's name and backend, for reports.
@@ -274,6 +276,17 @@ impl Gpu {
         pollster::block_on(Gpu::open())
     }
 
+    /// Choose the schedules of a software device (`true`) or of a GPU, whatever the adapter
+    /// is, as `OGHAM_GPU_SCHEDULE` does, before loading a program.
+    pub fn set_software_schedule(&mut self, software: bool) {
+        self.software.set(software);
+    }
+
+    /// How a GPU runs scans: `exec::Device::scan_lookback`.
+    pub fn set_scan_lookback(&mut self, polls: Option<u32>) {
+        self.scan_lookback.set(polls);
+    }
+
     /// Create the pipelines of a program's kernels (cached across programs).
     pub fn load(&mut self, prog: GpuProgram) -> Result<Loaded, Diagnostic> {
         pollster::block_on(self.load_program(prog))
@@ -355,7 +368,8 @@ impl Gpu {
             max_words,
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
             memory: Rc::default(),
-            software,
+            software: Cell::new(software),
+            scan_lookback: Cell::new(scan_lookback_default()),
             timestamps: !features.is_empty(),
             adapter: adapter_name,
             timing: Cell::new(false),
@@ -888,7 +902,11 @@ impl exec::Device for Dev<'_> {
     type Buf = Buf;
 
     fn software(&self) -> bool {
-        self.gpu.software
+        self.gpu.software.get()
+    }
+
+    fn scan_lookback(&self) -> Option<u32> {
+        self.gpu.scan_lookback.get()
     }
 
     async fn alloc(&mut self, words: u64) -> Result<Buf, Diagnostic> {
@@ -1069,6 +1087,16 @@ fn schedule_override() -> Option<bool> {
         _ => {}
     }
     None
+}
+
+/// How a GPU runs scans (`exec::Device::scan_lookback`): natively, `OGHAM_GPU_SCAN=passes`
+/// runs them in three passes rather than in one with a decoupled look-back, to compare the two.
+fn scan_lookback_default() -> Option<u32> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if std::env::var("OGHAM_GPU_SCAN").as_deref() == Ok("passes") {
+        return None;
+    }
+    Some(exec::LOOKBACK_POLLS)
 }
 
 /// Compile a program for the GPU (after the usual pipeline).

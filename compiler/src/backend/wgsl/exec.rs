@@ -38,6 +38,14 @@ pub trait Device {
     fn software(&self) -> bool {
         false
     }
+    /// How a GPU runs a scan that has a single-pass kernel (`HostStm::Scan::single`; a software
+    /// device runs unstaged passes instead): `Some(polls)`, in one pass with a decoupled
+    /// look-back whose walk polls a predecessor's record that many times before folding its
+    /// tile itself (0: never reads the records, which tests that fallback); `None`, in three
+    /// passes. Natively `OGHAM_GPU_SCAN` chooses (`runtime::gpu`), to compare them.
+    fn scan_lookback(&self) -> Option<u32> {
+        Some(LOOKBACK_POLLS)
+    }
     /// A zero-filled buffer of at least `words` words (at least two: an empty array still binds
     /// as an array of one 64-bit element).
     async fn alloc(&mut self, words: u64) -> Result<Self::Buf, Diagnostic>;
@@ -964,14 +972,23 @@ impl<D: Device> Exec<'_, D> {
                 }
                 self.bind(pat, vals);
             }
-            HostStm::Scan { pat, w, passes, staged, span } => {
+            HostStm::Scan { pat, w, passes, staged, single, span } => {
                 let n = self.int(w, *span)?;
                 elements(&[n], *span)?;
                 for p in pat {
                     let buf = self.dev.alloc(n as u64 * self.wpe(p.ty.elem())).await?;
                     self.env.insert(p.var, HVal::arr(buf, p.ty.elem(), vec![n]));
                 }
-                if n > 0 {
+                let lookback = self.dev.scan_lookback().filter(|_| !self.dev.software());
+                if let (true, Some((d, tile)), Some(polls)) = (n > 0, single, lookback) {
+                    // Workgroups take tiles in order until none is left (`staged::single_pass`).
+                    let tiles = (n as u64).div_ceil(*tile as u64);
+                    let groups = tiles.min(SINGLE_PASS_GROUPS);
+                    let records = 1 + 4 * pat.len() as u64 * tiles;
+                    let temps = [self.dev.alloc(records).await?];
+                    let reserved = [to_word(PrimValue::I64(n), *span)?, tiles as u32, polls];
+                    self.run_dispatch(d, &reserved, &temps, groups, *span).await?;
+                } else if n > 0 {
                     let max = if self.dev.software() { MAX_GROUPS } else { GPU_MAX_GROUPS };
                     let groups = groups_for(n, max);
                     let mut temps = Vec::new();
@@ -1090,6 +1107,14 @@ const SOFTWARE_SEG_THREADS: u64 = 4 * WORKGROUP as u64;
 /// Workgroups of a reduction on a software device: enough to fill its cores; their threads'
 /// partial values (4096) are folded by one invocation in the second pass.
 const SOFTWARE_REDUCE_GROUPS: u64 = 16;
+
+/// Polls of a predecessor's record before a single-pass scan's look-back folds that tile itself
+/// (`staged::single_pass`): far more than a running predecessor needs.
+pub const LOOKBACK_POLLS: u32 = 4096;
+
+/// Workgroups of a single-pass scan: each takes tile after tile, so these need only fill the
+/// largest GPUs (an H100 holds 132 × 8 workgroups of 256 at once).
+const SINGLE_PASS_GROUPS: u64 = 4096;
 
 /// Invocations that fill a device: a software device runs a workgroup per core at a time, a
 /// GPU many per multiprocessor.

@@ -308,8 +308,13 @@ fn mentions(s: &HostStm, v: Var) -> bool {
         HostStm::SplitReduce { w, whole, parts, finish, .. } => {
             atom(w) || whole.iter().any(disp) || disp(parts) || disp(finish)
         }
-        HostStm::Scan { w, passes, staged, .. } => {
-            atom(w) || passes.iter().chain(staged.iter().flatten()).any(disp)
+        HostStm::Scan { w, passes, staged, single, .. } => {
+            atom(w)
+                || passes
+                    .iter()
+                    .chain(staged.iter().flatten())
+                    .chain(single.iter().map(|s| &s.0))
+                    .any(disp)
         }
         HostStm::ReadElem { arr, idx, .. } => *arr == v || idx.iter().any(atom),
         // The new shape is the pattern's type (a size computed just before it may have no other
@@ -752,11 +757,19 @@ impl HostGen<'_> {
                     ]),
                     None => None,
                 };
+                let single = match staged::per_invocation(&tys, self.wide) {
+                    Some(k) if staged::single_pass_fits(&tys, self.wide) => Some((
+                        self.single_pass_scan(s, lam, neutral, arrs, &tys, k)?,
+                        WORKGROUP * k,
+                    )),
+                    _ => None,
+                };
                 out.push(HostStm::Scan {
                     pat: s.pat.clone(),
                     w: *w,
                     passes: [p1, p2, p3],
                     staged,
+                    single,
                     span: s.span,
                 });
             }
@@ -2026,6 +2039,40 @@ impl HostGen<'_> {
         })();
         let name = if third { "staged_pass3" } else { "staged_pass1" };
         self.finish(types, sites, res, format!("{}_{name}", exp_name(&s.exp)))
+    }
+
+    /// A scan in one pass with a decoupled look-back ([`staged::single_pass`]); its temporary
+    /// buffer is the look-back's records, zeroed.
+    fn single_pass_scan(
+        &mut self,
+        s: &ir::Stm,
+        lam: &ir::Lambda,
+        neutral: &[Atom],
+        arrs: &[Var],
+        tys: &[PrimType],
+        k: u32,
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            // Reserved words: the width, the tiles and the look-back's polls.
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 3, s.span);
+            gen.wide = self.wide;
+            let flags = gen.buffer(BufRef::Temp(0), PrimType::Int(ir_u32()), Access::ReadWrite);
+            let outs = tys
+                .iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    let p = s.pat.get(j).ok_or_else(|| internal(s.span, "scan pattern"))?;
+                    Ok(gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite))
+                })
+                .collect::<R<Vec<_>>>()?;
+            staged::single_pass(&mut gen, lam, neutral, arrs, tys, k, flags, &outs)?;
+            let wgsl = assemble(&gen, &staged::single_pass_decls(tys, k, gen.wide), "");
+            let wgsl = atomic_binding(wgsl, flags, "u32", "u32", s.span)?;
+            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
+        })();
+        self.finish(types, sites, res, format!("{}_single_pass", exp_name(&s.exp)))
     }
 
     fn scan_pass3(

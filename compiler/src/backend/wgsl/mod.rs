@@ -215,6 +215,10 @@ pub enum HostStm {
         /// runs instead of `passes`' (a software device runs those); `None` for elements too
         /// wide to stage.
         staged: Option<[Dispatch; 2]>,
+        /// The whole scan in one pass (`staged::single_pass`), which a GPU runs instead of
+        /// `staged` unless told otherwise ([`exec::Device::single_pass_scans`]); `None` for
+        /// elements of more than one word per array. With it, the elements in a tile.
+        single: Option<(Dispatch, u32)>,
         span: Span,
     },
     /// `pat = arr[idx]`, every dimension indexed: a read-back of one element (bounds-checked).

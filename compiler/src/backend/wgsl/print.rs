@@ -219,7 +219,7 @@ impl Printer<'_> {
                         self.dispatch(&passes[1])
                     );
                 }
-                HostStm::Scan { pat, w, passes, staged, .. } => {
+                HostStm::Scan { pat, w, passes, staged, single, .. } => {
                     let _ = writeln!(
                         out,
                         "{pad}let {} = scan({}) {} ; {} ; {}",
@@ -237,6 +237,10 @@ impl Printer<'_> {
                             self.dispatch(&passes[1]),
                             self.dispatch(p3)
                         );
+                    }
+                    if let Some((d, _)) = single {
+                        let _ =
+                            writeln!(out, "{pad}  -- on a GPU, in one pass: {}", self.dispatch(d));
                     }
                 }
                 HostStm::ReadElem { pat, arr, idx, .. } => {

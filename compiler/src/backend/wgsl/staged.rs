@@ -237,8 +237,25 @@ pub fn pass3(
     let own = load_own(gen, neutral, tys, k)?;
     let v = declare_accs(gen, neutral, tys)?;
     fold_own(gen, lam, tys, &own, &v, |_, _| Ok(()))?;
-    // Inclusive scan of the invocations' values, earlier ones on the left: step `s` reads one
-    // array and writes the other.
+    let last = scan_invocations(gen, lam, tys, &v)?;
+    write_tile(gen, lam, tys, &own, &run, last, out_bufs, k)?;
+    let tile_total = shared_values(gen, tys, last, &format!("{}u", WORKGROUP - 1));
+    fold_in(gen, lam, &run, tys, tile_total)?;
+    // The next tile overwrites `st`, `sh` and `sp`.
+    gen.line("workgroupBarrier();");
+    gen.close();
+    Ok(())
+}
+
+/// The inclusive scan of the invocations' values `v`, earlier ones on the left, in workgroup
+/// memory (Kogge-Stone: step `s` reads one of `sh`/`sp` and writes the other, one barrier a
+/// step). Returns the array holding the result.
+fn scan_invocations(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    tys: &[PrimType],
+    v: &[String],
+) -> R<&'static str> {
     for (j, (a, t)) in v.iter().zip(tys).enumerate() {
         gen.line(&format!("sh{j}[lid] = {};", store(a, *t)));
     }
@@ -272,9 +289,25 @@ pub fn pass3(
         gen.close();
         gen.line("workgroupBarrier();");
     }
-    let last = if steps % 2 == 0 { "sh" } else { "sp" };
-    // This invocation's prefix: the block's so far, then the invocations before it.
-    let acc: Vec<String> = run
+    Ok(if steps % 2 == 0 { "sh" } else { "sp" })
+}
+
+/// Scan the tile from `prefix` (everything before it) and write it to `out_bufs`: each
+/// invocation's prefix is `prefix` and the invocations before it (`last`, from
+/// [`scan_invocations`]); its elements are rescanned from there over their places in the tile,
+/// and the tile goes out with neighbouring invocations on neighbouring elements.
+#[allow(clippy::too_many_arguments)]
+fn write_tile(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    tys: &[PrimType],
+    own: &[Vec<String>],
+    prefix: &[String],
+    last: &str,
+    out_bufs: &[usize],
+    k: u32,
+) -> R<()> {
+    let acc: Vec<String> = prefix
         .iter()
         .zip(tys)
         .map(|(r, t)| {
@@ -287,15 +320,12 @@ pub fn pass3(
     let before = shared_values(gen, tys, last, "lid - 1u");
     fold_in(gen, lam, &acc, tys, before)?;
     gen.close();
-    // Rescan the elements from that prefix, each result over its element in the tile.
-    fold_own(gen, lam, tys, &own, &acc, |gen, q| {
+    fold_own(gen, lam, tys, own, &acc, |gen, q| {
         for (j, (a, t)) in acc.iter().zip(tys).enumerate() {
             gen.line(&format!("st{j}[{}] = {};", pad(q), store(a, *t)));
         }
         Ok(())
     })?;
-    let tile_total = shared_values(gen, tys, last, &format!("{}u", WORKGROUP - 1));
-    fold_in(gen, lam, &run, tys, tile_total)?;
     gen.line("workgroupBarrier();");
     for r in 0..k {
         let p = gen.let_(&format!("i32(lid) + {}", r * WORKGROUP), PrimType::Int(ir_i32()));
@@ -305,8 +335,194 @@ pub fn pass3(
         }
         gen.close();
     }
-    // The next tile overwrites `st`, `sh` and `sp`.
+    Ok(())
+}
+
+/// Whether a scan of elements of `tys` can run in one pass ([`single_pass`]): each element of
+/// each array is one 32-bit word, which the look-back publishes in two halves.
+pub fn single_pass_fits(tys: &[PrimType], wide: bool) -> bool {
+    !tys.is_empty() && tys.iter().all(|t| !(wide && super::scalar::narrowed(*t)))
+}
+
+/// The workgroup variables of [`single_pass`] besides [`shared_decls`]: the tile taken (`tk`)
+/// and the tile's exclusive prefix (`sx{j}`).
+pub fn single_pass_decls(tys: &[PrimType], k: u32, wide: bool) -> String {
+    let mut s = shared_decls(tys, k, wide);
+    s.push_str("var<workgroup> tk: u32;\n");
+    for (j, t) in tys.iter().enumerate() {
+        s.push_str(&format!("var<workgroup> sx{j}: {};\n", storage_type(*t, wide)));
+    }
+    s
+}
+
+/// The whole scan in one pass, reading and writing each element once (a third less memory
+/// traffic than the three passes): a decoupled look-back. Workgroups take tiles of `256 * k`
+/// elements in order from a counter (word 0 of `flags`, binding `flag_buf`); each scans its tile
+/// as [`pass3`] does, and finds the tile's prefix from the records its predecessors publish:
+/// first a tile's own total ("aggregate"), then its inclusive prefix. Invocation 0 walks back
+/// over the records, combining aggregates until it meets a prefix, then publishes its own.
+///
+/// WGSL's atomics are relaxed, so a record word is never a flag beside a value: each 32-bit
+/// value is published as two atomic words, each holding 16 bits and a set bit 16; a word read
+/// with that bit set is final (each is written once, after the buffer was zeroed). Tile `t`'s
+/// record starts at word `1 + 4 * c * t` (`c` words per element): `2c` words of its aggregate,
+/// then `2c` of its prefix.
+///
+/// A tile is taken only by a running workgroup, so on a GPU whose running workgroups all make
+/// progress, the walk only waits for work in flight. WebGPU does not promise that progress, so
+/// after a number of polls of a record (argument word 2; 0 never reads them) the walk folds that
+/// tile from the input itself (slowly, in one invocation) and goes on to the one before: the
+/// pass always finishes.
+#[allow(clippy::too_many_arguments)]
+pub fn single_pass(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    neutral: &[Atom],
+    arrs: &[Var],
+    tys: &[PrimType],
+    k: u32,
+    flag_buf: usize,
+    out_bufs: &[usize],
+) -> R<()> {
+    let tile = WORKGROUP * k;
+    let c = tys.len() as u32;
+    let f = format!("b{flag_buf}");
+    let arrs = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
+    gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
+    gen.line("let tiles = i32(ogm_args[0][1]);");
+    gen.line("let limit = ogm_args[0][2];");
+    gen.open("loop {");
+    gen.open("if (lid == 0u) {");
+    gen.line(&format!("tk = atomicAdd(&{f}[0], 1u);"));
+    gen.close();
+    gen.line("let t = i32(workgroupUniformLoad(&tk));");
+    gen.open("if (t >= tiles) {");
+    gen.line("break;");
+    gen.close();
+    gen.line(&format!("let t0 = t * {tile};"));
+    gen.line(&format!("let cnt = min({tile}, w - t0);"));
+    stage_tile(gen, &arrs, tys, k)?;
+    let own = load_own(gen, neutral, tys, k)?;
+    let v = declare_accs(gen, neutral, tys)?;
+    fold_own(gen, lam, tys, &own, &v, |_, _| Ok(()))?;
+    let last = scan_invocations(gen, lam, tys, &v)?;
+    gen.open("if (lid == 0u) {");
+    let agg = shared_values(gen, tys, last, &format!("{}u", WORKGROUP - 1));
+    let agg: Vec<String> = agg
+        .into_iter()
+        .map(|a| match a {
+            KVal::Scalar(e, _) => Ok(e),
+            _ => Err(super::internal(crate::diag::Span::DUMMY, "a scan of arrays")),
+        })
+        .collect::<R<_>>()?;
+    let rec = |slot: &str| format!("(1u + {} * u32(t) + {slot})", 4 * c);
+    // Tile 0's aggregate is its prefix.
+    gen.line(&format!("let kind = select(0u, {}u, t == 0);", 2 * c));
+    publish(gen, &f, tys, &agg, &rec("kind"));
+    let ex = declare_accs(gen, neutral, tys)?;
+    gen.line("var j = t - 1;");
+    gen.open("loop {");
+    gen.open("if (j < 0) {");
+    gen.line("break;");
+    gen.close();
+    gen.line("var found = 0u;");
+    gen.line("var polls = 0u;");
+    let at = |slot: u32| format!("(1u + {} * u32(j) + {slot}u)", 4 * c);
+    gen.open("loop {");
+    // Its prefix, which ends the walk, else its aggregate.
+    gen.open("if (limit > 0u) {");
+    for (kind, code) in [(2 * c, 2), (0, 1)] {
+        let (ready, vals) = read_record(gen, &f, tys, &at(kind))?;
+        gen.open(&format!("if ({ready}) {{"));
+        fold_before(gen, lam, tys, &ex, vals)?;
+        gen.line(&format!("found = {code}u;"));
+        gen.line("break;");
+        gen.close();
+    }
+    gen.close();
+    gen.line("polls += 1u;");
+    gen.open("if (polls >= limit) {");
+    let own_total = declare_accs(gen, neutral, tys)?;
+    gen.line(&format!("let j0 = j * {tile};"));
+    gen.open(&format!("for (var q = j0; q < min(j0 + {tile}, w); q++) {{"));
+    let xs = elements(gen, &arrs, "q")?;
+    fold_in(gen, lam, &own_total, tys, xs)?;
+    gen.close();
+    let vals = own_total.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).collect();
+    fold_before(gen, lam, tys, &ex, vals)?;
+    gen.line("found = 1u;");
+    gen.line("break;");
+    gen.close();
+    gen.close();
+    gen.open("if (found == 2u) {");
+    gen.line("break;");
+    gen.close();
+    gen.line("j -= 1;");
+    gen.close();
+    // The inclusive prefix, for the tiles after this one.
+    gen.open("if (t > 0) {");
+    let incl = declare_accs(gen, neutral, tys)?;
+    gen.assign(
+        &ex.iter().zip(tys).map(|(e, t)| KVal::Scalar(e.clone(), *t)).collect::<Vec<_>>(),
+        &incl,
+    )?;
+    let aggs = agg.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)).collect();
+    fold_in(gen, lam, &incl, tys, aggs)?;
+    publish(gen, &f, tys, &incl, &rec(&format!("{}u", 2 * c)));
+    gen.close();
+    for (j, (e, t)) in ex.iter().zip(tys).enumerate() {
+        gen.line(&format!("sx{j} = {};", store(e, *t)));
+    }
+    gen.close();
+    gen.line("workgroupBarrier();");
+    let prefix: Vec<String> =
+        tys.iter().enumerate().map(|(j, t)| load(&format!("sx{j}"), *t)).collect();
+    write_tile(gen, lam, tys, &own, &prefix, last, out_bufs, k)?;
+    // The next tile overwrites the workgroup's arrays.
     gen.line("workgroupBarrier();");
     gen.close();
     Ok(())
+}
+
+/// Publish `vals` at record word `at` of `f` (see [`single_pass`]): each value's low and high
+/// 16 bits, each with bit 16 set.
+fn publish(gen: &mut Gen, f: &str, tys: &[PrimType], vals: &[String], at: &str) {
+    for (j, (v, t)) in vals.iter().zip(tys).enumerate() {
+        let bits = gen.fresh("bits");
+        gen.line(&format!("let {bits} = bitcast<u32>({});", store(v, *t)));
+        gen.line(&format!("atomicStore(&{f}[{at} + {}u], ({bits} & 0xffffu) | 0x10000u);", 2 * j));
+        gen.line(&format!("atomicStore(&{f}[{at} + {}u], ({bits} >> 16u) | 0x10000u);", 2 * j + 1));
+    }
+}
+
+/// Read a record published at word `at` of `f`: a condition that every word of it is there,
+/// and its values (meaningful when it holds).
+fn read_record(gen: &mut Gen, f: &str, tys: &[PrimType], at: &str) -> R<(String, Vec<KVal>)> {
+    let mut ready = Vec::new();
+    let mut vals = Vec::new();
+    for (j, t) in tys.iter().enumerate() {
+        let lo = gen.fresh("lo");
+        let hi = gen.fresh("hi");
+        gen.line(&format!("let {lo} = atomicLoad(&{f}[{at} + {}u]);", 2 * j));
+        gen.line(&format!("let {hi} = atomicLoad(&{f}[{at} + {}u]);", 2 * j + 1));
+        ready.push(format!("(({lo} & {hi} & 0x10000u) != 0u)"));
+        let st = storage_type(*t, gen.wide);
+        let e = load(&format!("bitcast<{st}>(({lo} & 0xffffu) | ({hi} << 16u))"), *t);
+        vals.push(KVal::Scalar(gen.let_(&e, *t), *t));
+    }
+    Ok((ready.join(" && "), vals))
+}
+
+/// `acc = lam(before, acc)`: `before` comes earlier in the scan's order.
+fn fold_before(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    tys: &[PrimType],
+    acc: &[String],
+    before: Vec<KVal>,
+) -> R<()> {
+    let args =
+        before.into_iter().chain(acc.iter().zip(tys).map(|(a, t)| KVal::Scalar(a.clone(), *t)));
+    let res = gen.apply_lambda(lam, args.collect())?;
+    gen.assign(&res, acc)
 }
