@@ -16,6 +16,13 @@ def compose (a1: i32, b1: i32) (a2: i32, b2: i32) : (i32, i32) = (a1 * a2, b1 * 
 entry sums (xs: []i32) : []i32 = scan (+) 0 (map (\\x -> x * 3 - 1) xs)
 entry affine (as: []i32) (bs: []i32) : ([]i32, []i32) = unzip (scan compose (1, 0) (zip as bs))
 entry maxima (xs: []f32) : []f32 = scan f32.max f32.lowest xs
+-- Three arrays (two elements an invocation) and four (one): 2x2 matrix products, in order.
+entry triples (as: []i32) (bs: []i32) : ([]i32, []i32, []i32) =
+  unzip3 (scan (\\(a1, b1, c1) (a2, b2, c2) -> (a1 * a2, b1 ^ b2, c1 * a2 + c2)) (1, 0, 0)
+                (zip3 as bs (map (+ 1) as)))
+entry products (as: []i32) (bs: []i32) : ([]i32, []i32, []i32, []i32) =
+  let mul (a, b, c, d) (e, f, g, h) = (a * e + b * g, a * f + b * h, c * e + d * g, c * f + d * h)
+  in unzip4 (scan mul (1, 0, 0, 1) (zip4 as bs bs as))
 ";
 
 fn ints(n: i64, seed: i32, f: impl Fn(i32) -> i32) -> Value {
@@ -35,7 +42,7 @@ fn scans_agree_with_the_interpreter_in_every_schedule() {
     let c = driver::compile(PROGRAM).unwrap();
     let gp = ogham::backend::wgsl::compile(&c.ir).unwrap();
     let single = gp.kernels.iter().filter(|k| k.name.contains("single_pass")).count();
-    assert_eq!(single, 3, "each scan has a single-pass kernel");
+    assert_eq!(single, 5, "each scan has a single-pass kernel");
     let Some(mut gpu) = common::gpu() else { return };
     gpu.set_software_schedule(false);
     let loaded = gpu.load(gp).unwrap();
@@ -55,6 +62,8 @@ fn scans_agree_with_the_interpreter_in_every_schedule() {
                 ("sums", vec![ints(n, 5, |x| x % 1000)]),
                 ("affine", vec![ints(n, 1, |x| (x % 4) * 2 + 1), ints(n, 2, |x| x % 11 - 5)]),
                 ("maxima", vec![floats(n)]),
+                ("triples", vec![ints(n, 3, |x| (x % 7) * 2 + 1), ints(n, 4, |x| x % 13)]),
+                ("products", vec![ints(n, 5, |x| x % 3 - 1), ints(n, 6, |x| x % 5 - 2)]),
             ];
             for (entry, args) in runs {
                 let got = gpu.run(&loaded, entry, &args).unwrap();

@@ -12,7 +12,8 @@
 //! pass's prefix of a block's partial is the prefix of the block's first tile.
 //!
 //! Workgroup memory is padded by a word every 32, so the `k` consecutive words an invocation
-//! reads fall in different banks for neighbouring invocations.
+//! reads fall in different banks for neighbouring invocations; an invocation computes the padding
+//! of its slots once (`striped_base`, `blocked_base`), not per element.
 
 use super::host::{declare_accs, elements, fold_in, fold_strided, shared_values, tree_reduce};
 use super::kernel::{load, store, Gen, KVal, R};
@@ -49,9 +50,25 @@ pub fn shared_decls(tys: &[PrimType], k: u32, wide: bool) -> String {
     s
 }
 
-/// The padded position of word `p` (an `i32`) of a tile.
-fn pad(p: &str) -> String {
-    format!("({p} + ({p} >> 5u))")
+/// This invocation's padded slot for its `r`-th element of a tile loaded striped (element
+/// `lid + 256 r`, whose padded position `p + (p >> 5)` is `lid + (lid >> 5) + 264 r`), given
+/// `base` from [`striped_base`]: no shift per element.
+fn striped_slot(base: &str, r: u32) -> String {
+    format!("({base} + {})", r * (WORKGROUP + WORKGROUP / 32))
+}
+
+fn striped_base(gen: &mut Gen) -> String {
+    gen.let_("i32(lid) + (i32(lid) >> 5u)", PrimType::Int(ir_i32()))
+}
+
+/// This invocation's padded slot for its `r`-th of `k` consecutive elements (element
+/// `k lid + r`): `k` divides 32 and `r < k`, so the padding is that of `k lid`.
+fn blocked_slot(base: &str, r: usize) -> String {
+    format!("({base} + {r})")
+}
+
+fn blocked_base(gen: &mut Gen, k: usize) -> String {
+    gen.let_(&format!("i32(lid) * {k} + ((i32(lid) * {k}) >> 5u)"), PrimType::Int(ir_i32()))
 }
 
 /// This workgroup's block `[blk0, blk1)` of the `w` elements (argument word 0): the elements
@@ -67,6 +84,7 @@ fn block(gen: &mut Gen, tile: u32) {
 /// Load the tile starting at `t0` (`cnt` elements) into `st{j}`, neighbouring invocations on
 /// neighbouring elements, then wait for the whole tile.
 fn stage_tile(gen: &mut Gen, arrs: &[KVal], tys: &[PrimType], k: u32) -> R<()> {
+    let base = striped_base(gen);
     for r in 0..k {
         let p = gen.let_(&format!("i32(lid) + {}", r * WORKGROUP), PrimType::Int(ir_i32()));
         gen.open(&format!("if ({p} < cnt) {{"));
@@ -75,7 +93,7 @@ fn stage_tile(gen: &mut Gen, arrs: &[KVal], tys: &[PrimType], k: u32) -> R<()> {
             let KVal::Scalar(e, _) = x else {
                 return Err(super::internal(crate::diag::Span::DUMMY, "a scan of arrays"));
             };
-            gen.line(&format!("st{j}[{}] = {};", pad(&p), store(e, *t)));
+            gen.line(&format!("st{j}[{}] = {};", striped_slot(&base, r), store(e, *t)));
         }
         gen.close();
     }
@@ -91,12 +109,14 @@ fn ir_i32() -> crate::prim::IntType {
 /// tile's end they keep the neutral element, and [`fold_own`] never folds them).
 fn load_own(gen: &mut Gen, neutral: &[Atom], tys: &[PrimType], k: u32) -> R<Vec<Vec<String>>> {
     let mut own = Vec::new();
+    let base = blocked_base(gen, k as usize);
     for r in 0..k {
         let q = gen.let_(&format!("i32(lid) * {k} + {r}"), PrimType::Int(ir_i32()));
         let xs = declare_accs(gen, neutral, tys)?;
         gen.open(&format!("if ({q} < cnt) {{"));
         for (j, (x, t)) in xs.iter().zip(tys).enumerate() {
-            gen.line(&format!("{x} = {};", load(&format!("st{j}[{}]", pad(&q)), *t)));
+            let slot = blocked_slot(&base, r as usize);
+            gen.line(&format!("{x} = {};", load(&format!("st{j}[{slot}]"), *t)));
         }
         gen.close();
         own.push(xs);
@@ -105,7 +125,7 @@ fn load_own(gen: &mut Gen, neutral: &[Atom], tys: &[PrimType], k: u32) -> R<Vec<
 }
 
 /// Fold this invocation's elements (those inside the tile) into `into`, in order, running
-/// `each` after each with the element's position in the tile.
+/// `each` after each with the element's padded slot in the tile.
 fn fold_own(
     gen: &mut Gen,
     lam: &ir::Lambda,
@@ -115,12 +135,12 @@ fn fold_own(
     mut each: impl FnMut(&mut Gen, &str) -> R<()>,
 ) -> R<()> {
     let k = own.len();
+    let base = blocked_base(gen, k);
     for (r, xs) in own.iter().enumerate() {
-        let q = format!("(i32(lid) * {k} + {r})");
-        gen.open(&format!("if ({q} < cnt) {{"));
+        gen.open(&format!("if ((i32(lid) * {k} + {r}) < cnt) {{"));
         let args = xs.iter().zip(tys).map(|(x, t)| KVal::Scalar(x.clone(), *t)).collect();
         fold_in(gen, lam, into, tys, args)?;
-        each(gen, &q)?;
+        each(gen, &blocked_slot(&base, r))?;
         gen.close();
     }
     Ok(())
@@ -320,18 +340,19 @@ fn write_tile(
     let before = shared_values(gen, tys, last, "lid - 1u");
     fold_in(gen, lam, &acc, tys, before)?;
     gen.close();
-    fold_own(gen, lam, tys, own, &acc, |gen, q| {
+    fold_own(gen, lam, tys, own, &acc, |gen, slot| {
         for (j, (a, t)) in acc.iter().zip(tys).enumerate() {
-            gen.line(&format!("st{j}[{}] = {};", pad(q), store(a, *t)));
+            gen.line(&format!("st{j}[{slot}] = {};", store(a, *t)));
         }
         Ok(())
     })?;
     gen.line("workgroupBarrier();");
+    let base = striped_base(gen);
     for r in 0..k {
         let p = gen.let_(&format!("i32(lid) + {}", r * WORKGROUP), PrimType::Int(ir_i32()));
         gen.open(&format!("if ({p} < cnt) {{"));
         for (j, b) in out_bufs.iter().enumerate() {
-            gen.line(&format!("b{b}[t0 + {p}] = st{j}[{}];", pad(&p)));
+            gen.line(&format!("b{b}[t0 + {p}] = st{j}[{}];", striped_slot(&base, r)));
         }
         gen.close();
     }
