@@ -11,7 +11,10 @@
 //! (replicated.rs), removes the arrays a loop fills that nothing reads (unused_saves.rs) and
 //! the loop parameters that nothing needs or that no iteration changes (loop_params.rs), and
 //! moves the scalar computations that no iteration changes before their loop
-//! (loop_invariants.rs). The GPU backend alone runs three more after `for_backends`: sums over a map
+//! (loop_invariants.rs). `for_backends` first folds a `reduce`'s or `scan`'s `ne` in once where
+//! it may not be neutral (neutral_elements.rs), as the interpreter does, since a parallel
+//! backend starts every thread from it. The GPU backend alone runs three more after
+//! `for_backends`: sums over a map
 //! of histograms, or of arrays with one row set, become one histogram (summed_hists.rs,
 //! summed_rows.rs), and a map's repeated results are returned once (repeated_results.rs).
 
@@ -26,6 +29,7 @@ mod hoist;
 mod inline;
 mod loop_invariants;
 mod loop_params;
+mod neutral_elements;
 mod outer_products;
 mod repeated_results;
 mod replicated;
@@ -39,6 +43,7 @@ pub use column_scans::scans_of_rows_by_columns;
 pub use destinations::replicates_before_maps;
 pub use hoist::hoist_map_invariants;
 pub use inline::inline_map_calls;
+pub use neutral_elements::neutral_elements_once;
 pub use outer_products::outer_products_as_matrix_products;
 pub use repeated_results::repeated_results_once;
 pub use small_arrays::small_arrays_in_scalars;
@@ -52,8 +57,9 @@ pub use summed_rows::summed_rows_as_histograms;
 /// an adjoint's map fills a row of made before that map (`ogham show opt` prints it).
 pub fn for_backends(prog: &Program) -> Program {
     let mut prog = prog.clone();
+    let neutral = neutral_elements_once(&mut prog);
     let products = outer_products_as_matrix_products(&mut prog);
-    if small_arrays_in_scalars(&mut prog) || products {
+    if small_arrays_in_scalars(&mut prog) || products || neutral {
         simplify(&mut prog);
     }
     inline_map_calls(&mut prog);

@@ -931,5 +931,7 @@ fn sums_over_the_same_samples_are_folded_together() {
           let s = reduce (map2 (+)) (replicate k 0) xss
           in (s, reduce (map2 (+)) s (map (map (* 2)) xss))",
     );
-    assert_eq!(n, [1, 1], "{shown}");
+    // The second sum starts from the first, which is added after it (`opt::neutral_elements`),
+    // so both read `xss` in one pass.
+    assert_eq!(n, [2], "{shown}");
 }

@@ -1,0 +1,247 @@
+//! `reduce op ne xs` and `scan op ne xs` whose `ne` may not be `op`'s neutral element, for `+`,
+//! `*` and `^` (the operators whose repetition changes a value): `ne op (reduce op e xs)` and
+//! `map (ne op) (scan op e xs)` with the true neutral element `e`.
+//!
+//! Futhark asks for a neutral element and leaves the result open otherwise; the interpreter folds
+//! from `ne` once, left to right. A parallel backend starts every thread, chunk or workgroup from
+//! `ne`, so `reduce (+) 1 xs` would count the 1 once per thread on a GPU. With `e` in its place
+//! every backend computes what the interpreter does, for associative operators (which a
+//! reduction's are). `min`, `max` and the bitwise and logical connectives are idempotent, so
+//! starting from `ne` more than once changes nothing; they are left alone. Operators on arrays
+//! that apply one of these element by element (`reduce (map2 (+)) [7, 8, 9] rows`) get a
+//! replicated `e` and an element-by-element `ne op`. A histogram's bins start from its
+//! destination, never from `ne` in the interpreter, so a histogram of scalars simply gets `e`.
+
+use crate::ir::lower::rewrite::for_each_body_mut;
+use crate::ir::operators::{elementwise, single_operator};
+use std::collections::HashMap;
+
+use crate::diag::Span;
+use crate::ir::*;
+use crate::prim::{PrimType, PrimValue};
+
+/// Rewrite every such `reduce` and `scan` of `prog`; whether any changed.
+pub fn neutral_elements_once(prog: &mut Program) -> bool {
+    let mut names = std::mem::take(&mut prog.names);
+    let mut changed = false;
+    for f in &mut prog.funs {
+        changed |= body(&mut f.body, &mut names, &mut HashMap::new());
+    }
+    prog.names = names;
+    changed
+}
+
+/// The operator of a reduction's or scan's lambda when the pass applies to it: `+`, `*` or `^`
+/// on one scalar, possibly element by element on arrays, with the accumulator on the left
+/// (`true`) or right.
+fn operator(lam: &Lambda) -> Option<(BinOp, PrimType, bool)> {
+    let scalar = elementwise(lam)?;
+    let (op, t, acc_left) = single_operator(scalar)?;
+    let repeats_matter = matches!(op, BinOp::Add | BinOp::Mul)
+        || (op == BinOp::Xor && matches!(t, PrimType::Int(_)));
+    repeats_matter.then_some((op, t, acc_left))
+}
+
+fn neutral_of(op: BinOp, t: PrimType) -> PrimValue {
+    match op {
+        BinOp::Mul => PrimValue::one(t),
+        _ => PrimValue::zero(t),
+    }
+}
+
+/// Whether `a` is certainly `e`: a constant equal to it (`-0.0` is not `+`'s neutral element), or
+/// an array replicating one (`filled`: the variables bound to replicates of constants).
+fn is_neutral(a: &Atom, e: PrimValue, filled: &HashMap<Var, PrimValue>) -> bool {
+    let a = match a {
+        Atom::Var(v) => match filled.get(v) {
+            Some(c) => &Atom::Const(*c),
+            None => return false,
+        },
+        a => a,
+    };
+    match (a, e) {
+        (Atom::Const(PrimValue::F16(x)), PrimValue::F16(y)) => x.to_bits() == y.to_bits(),
+        (Atom::Const(PrimValue::F32(x)), PrimValue::F32(y)) => x.to_bits() == y.to_bits(),
+        (Atom::Const(PrimValue::F64(x)), PrimValue::F64(y)) => x.to_bits() == y.to_bits(),
+        (Atom::Const(c), e) => *c == e,
+        _ => false,
+    }
+}
+
+fn fresh(names: &mut Vec<String>, name: &str) -> Var {
+    names.push(name.to_string());
+    Var(names.len() as u32 - 1)
+}
+
+fn body(b: &mut Body, names: &mut Vec<String>, filled: &mut HashMap<Var, PrimValue>) -> bool {
+    let mut changed = false;
+    let stms = std::mem::take(&mut b.stms);
+    for mut s in stms {
+        if let (Exp::Replicate { value, .. }, [p]) = (&s.exp, s.pat.as_slice()) {
+            let c = match value {
+                Atom::Const(c) => Some(*c),
+                Atom::Var(v) => filled.get(v).copied(),
+            };
+            if let Some(c) = c {
+                filled.insert(p.var, c);
+            }
+        }
+        for_each_body_mut(&mut s.exp, &mut |inner| changed |= body(inner, names, filled));
+        if let Exp::Hist { lam, neutral, .. } = &mut s.exp {
+            // The interpreter never uses a histogram's `ne` (bins start from `dest`): a parallel
+            // backend's private bins start from it, so it must be neutral.
+            let scalar = matches!(lam.params.first().map(|p| &p.ty), Some(Type::Prim(_)));
+            if let (Some((op, t, _)), [ne], true) = (operator(lam), neutral.as_mut_slice(), scalar)
+            {
+                let e = neutral_of(op, t);
+                if !is_neutral(ne, e, filled) {
+                    *ne = Atom::Const(e);
+                    changed = true;
+                }
+            }
+            b.stms.push(s);
+            continue;
+        }
+        let (lam, ne) = match &s.exp {
+            Exp::Reduce { lam, neutral, .. } | Exp::Scan { lam, neutral, .. } => (lam, neutral),
+            _ => {
+                b.stms.push(s);
+                continue;
+            }
+        };
+        let (Some((op, t, acc_left)), [ne], [p]) = (operator(lam), ne.as_slice(), s.pat.as_slice())
+        else {
+            b.stms.push(s);
+            continue;
+        };
+        let e = neutral_of(op, t);
+        if is_neutral(ne, e, filled) {
+            b.stms.push(s);
+            continue;
+        }
+        let (ne, p) = (*ne, p.clone());
+        changed = true;
+        let span = s.span;
+        let is_scan = matches!(s.exp, Exp::Scan { .. });
+        let (elem, shape) = match &p.ty {
+            Type::Prim(t) => (*t, Vec::new()),
+            Type::Array { elem, shape } => (*elem, shape.clone()),
+        };
+        // A scan's result has one dimension more than its elements, which `ne` does not have.
+        let skip = usize::from(is_scan);
+        let ne_shape = shape.get(skip..).unwrap_or_default().to_vec();
+        // The neutral element in `ne`'s place: a scalar, or a replicate of it of `ne`'s shape.
+        let e_atom = if ne_shape.is_empty() {
+            Atom::Const(e)
+        } else {
+            let z = fresh(names, "neutral");
+            let ty = Type::Array { elem, shape: ne_shape.clone() };
+            let exp = Exp::Replicate { shape: ne_shape, value: Atom::Const(e) };
+            b.stms.push(Stm { pat: vec![Param { var: z, ty }], exp, span });
+            Atom::Var(z)
+        };
+        let plain = fresh(names, &names_of(names, p.var));
+        if let Exp::Reduce { neutral, .. } | Exp::Scan { neutral, .. } = &mut s.exp {
+            neutral[0] = e_atom;
+        }
+        s.pat = vec![Param { var: plain, ty: p.ty.clone() }];
+        b.stms.push(s);
+        let exp = combine(names, op, elem, acc_left, ne, plain, &shape, skip);
+        b.stms.push(Stm { pat: vec![p], exp, span });
+    }
+    changed
+}
+
+fn names_of(names: &[String], v: Var) -> String {
+    names.get(v.0 as usize).cloned().unwrap_or_default()
+}
+
+/// `ne op x` (or `x op ne`) element by element over `x`'s dimensions `dims`, of which the first
+/// `skip` are not `ne`'s (a scan's results are rows of its elements; `ne` is one element).
+#[allow(clippy::too_many_arguments)]
+fn combine(
+    names: &mut Vec<String>,
+    op: BinOp,
+    t: PrimType,
+    acc_left: bool,
+    ne: Atom,
+    x: Var,
+    dims: &[Dim],
+    skip: usize,
+) -> Exp {
+    let Some((d, rest)) = dims.split_first() else {
+        let (a, b) = if acc_left { (ne, Atom::Var(x)) } else { (Atom::Var(x), ne) };
+        return Exp::BinOp(op, t, a, b);
+    };
+    let row =
+        if rest.is_empty() { Type::Prim(t) } else { Type::Array { elem: t, shape: rest.to_vec() } };
+    let xr = fresh(names, "x");
+    let mut params = vec![Param { var: xr, ty: row.clone() }];
+    let mut arrs = vec![x];
+    let ne_row = match ne {
+        Atom::Var(nv) if skip == 0 => {
+            let nr = fresh(names, "ne");
+            params.insert(0, Param { var: nr, ty: row.clone() });
+            arrs.insert(0, nv);
+            Atom::Var(nr)
+        }
+        ne => ne,
+    };
+    let r = fresh(names, "r");
+    let inner = combine(names, op, t, acc_left, ne_row, xr, rest, skip.saturating_sub(1));
+    let stm = Stm { pat: vec![Param { var: r, ty: row.clone() }], exp: inner, span: Span::DUMMY };
+    let lam = Lambda {
+        params,
+        body: Body { stms: vec![stm], result: vec![Atom::Var(r)] },
+        ret: vec![row],
+    };
+    let w = match d {
+        Dim::Const(c) => Atom::Const(PrimValue::I64(*c)),
+        Dim::Var(v) => Atom::Var(*v),
+    };
+    Exp::Map { w, lam, arrs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opt::testing::{compile, run};
+
+    /// `src` rewritten: whether it changed, its IR after (validated), and `entry`'s results on
+    /// `args` before and after.
+    fn rewrite(src: &str, entry: &str, args: &str) -> (bool, String, String, String) {
+        let (mut c, _) = compile(src);
+        let before = run(&c, entry, args).unwrap();
+        let changed = neutral_elements_once(&mut c.ir);
+        crate::ir::validate::validate(&c.ir).expect("valid IR");
+        let ir = crate::ir::print::print_program(&c.ir);
+        (changed, ir.clone(), before, run(&c, entry, args).unwrap_or_else(|e| panic!("{e}\n{ir}")))
+    }
+
+    #[test]
+    fn a_neutral_element_is_left_alone() {
+        let src = "entry main (xs: []i32) (xss: [][3]f32) =
+                     (reduce (+) 0 xs, scan (*) 1 xs, reduce (map2 (+)) (replicate 3 0) xss,
+                      reduce i32.max 5 xs, hist (+) 0 2 (map (\\x -> i64.i32 (x % 2)) xs) xs)";
+        let (changed, ir, before, after) = rewrite(src, "main", "[1, 2, 3] [[1f32, 2f32, 3f32]]");
+        assert!(!changed, "{ir}");
+        assert_eq!(before, after);
+    }
+
+    #[test]
+    fn another_element_is_folded_in_once() {
+        let src = "entry main (xs: []i32) (xss: [][3]f32) (k: i32) =
+                     (reduce (+) 7 xs, scan (*) 2 xs, reduce (map2 (+)) [1, 2, 3] xss,
+                      reduce (^) k xs, scan (map2 (+)) [1, 2, 3] xss,
+                      hist (+) 5 2 (map (\\x -> i64.i32 (x % 2)) xs) xs)";
+        let (changed, ir, before, after) =
+            rewrite(src, "main", "[1, 2, 3] [[1f32, 2f32, 3f32], [4f32, 5f32, 6f32]] 12");
+        assert!(changed);
+        assert_eq!(before, after, "{ir}");
+        // Every reduction and scan now starts from 0 or 1, and the histogram's bins from 0.
+        for line in ir.lines().filter(|l| l.contains("(7i32)") || l.contains("(2i32)")) {
+            panic!("an operator still starts from its old element: {line}\n{ir}");
+        }
+        assert!(ir.contains("(0i32)") && ir.contains("(1i32)"), "{ir}");
+    }
+}

@@ -1,0 +1,41 @@
+-- `reduce`, `scan` and histograms whose `ne` is not their operator's neutral element. Futhark
+-- leaves such results open; Ogham gives the interpreter's on every backend: `ne` folded in once,
+-- left to right (a parallel backend would otherwise count it once per thread or workgroup).
+-- Sizes that span many workgroups.
+
+-- ==
+-- entry: sums
+-- input { 0i64 } output { 7i64 7i64 3i32 }
+-- input { 1i64 } output { 7i64 14i64 3i32 }
+-- input { 5i64 } output { 17i64 27i64 3i32 }
+-- input { 100000i64 } output { 4999950007i64 6249975014i64 3i32 }
+entry sums (n: i64) : (i64, i64, i32) =
+  let xs = iota n
+  let s = scan (+) 7 xs
+  let x = reduce (^) 3 (map (\i -> i32.i64 (i % 2)) xs)
+  in (reduce (+) 7 xs, if n > 0 then s[n - 1] + s[n / 2] else 7, x)
+
+-- Products of ones and twos in wrapping i32 arithmetic, a scan's last element, and f32 sums
+-- that are exact.
+-- ==
+-- entry: products
+-- input { 0i64 } output { 2i32 0i32 0.5f32 }
+-- input { 5i64 } output { 8i32 8i32 2.5f32 }
+-- input { 100000i64 } output { 0i32 0i32 50000.5f32 }
+entry products (n: i64) : (i32, i32, f32) =
+  let xs = map (\i -> 1 + i32.i64 (i % 2)) (iota n)
+  let s = scan (*) 1 xs
+  in (reduce (*) 2 xs, if n > 0 then s[n - 1] * 2 else 0, reduce (+) 0.5 (map (\i -> f32.i64 (i % 2)) (iota n)))
+
+-- Per row, element by element, and in histograms.
+-- ==
+-- entry: rows
+-- input { 3i64 } output { [3i64, 6i64, 9i64] [12i64, 11i64] [[1i64, 3i64], [2i64, 5i64], [3i64, 7i64]] [8i64, 8i64, 8i64, 7i64] }
+-- input { 4000i64 } output { [3i64, 7998003i64, 15996003i64] [4009i64, 7998008i64] [[1i64, 3i64], [2i64, 5i64], [3i64, 7i64]] [1007i64, 1007i64, 1007i64, 1007i64] }
+entry rows (n: i64) : ([3]i64, [2]i64, [3][2]i64, [4]i64) =
+  let xss = map (\i -> map (\j -> i * j) (iota 3)) (iota n)
+  let per_row = map (\r -> reduce (+) 3 r) (transpose xss)
+  let pairs = reduce (map2 (+)) [9, 8] (map (\i -> [1, i]) (iota n))
+  let scanned = scan (map2 (+)) [0, 1] (replicate 3 [1, 2])
+  let counts = hist (+) 7 4 (map (% 4) (iota n)) (replicate n 1)
+  in (per_row, pairs, scanned, counts)
