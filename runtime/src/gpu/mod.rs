@@ -333,9 +333,9 @@ impl Gpu {
         // Natively lavapipe reports a CPU device; in browsers SwiftShader is the fallback adapter,
         // which wgpu reports the same way.
         let info = adapter.get_info();
-        let software = info.device_type == wgpu::DeviceType::Cpu;
+        let software_adapter = info.device_type == wgpu::DeviceType::Cpu;
         let adapter_name = format!("{}, {:?}", info.name, info.backend);
-        let software = schedule_override().unwrap_or(software);
+        let software = schedule_override().unwrap_or(software_adapter);
         // Timestamps only cost something while a run is timed (`set_kernel_timing`).
         let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = adapter
@@ -369,7 +369,7 @@ impl Gpu {
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
             memory: Rc::default(),
             software: Cell::new(software),
-            scan_lookback: Cell::new(scan_lookback_default()),
+            scan_lookback: Cell::new(scan_lookback_default(software_adapter)),
             timestamps: !features.is_empty(),
             adapter: adapter_name,
             timing: Cell::new(false),
@@ -1089,14 +1089,18 @@ fn schedule_override() -> Option<bool> {
     None
 }
 
-/// How a GPU runs scans (`exec::Device::scan_lookback`): natively, `OGHAM_GPU_SCAN=passes`
-/// runs them in three passes rather than in one with a decoupled look-back, to compare the two.
-fn scan_lookback_default() -> Option<u32> {
+/// How a GPU runs scans (`exec::Device::scan_lookback`): in one pass with a decoupled look-back,
+/// except on a software adapter (there only when told to run a GPU's schedules, and lavapipe
+/// cuts a loop nest short after 65535 iterations, which a walk that waits long can reach).
+/// Natively `OGHAM_GPU_SCAN=passes` or `single` chooses, to compare the two.
+fn scan_lookback_default(software_adapter: bool) -> Option<u32> {
     #[cfg(not(target_arch = "wasm32"))]
-    if std::env::var("OGHAM_GPU_SCAN").as_deref() == Ok("passes") {
-        return None;
+    match std::env::var("OGHAM_GPU_SCAN").as_deref() {
+        Ok("passes") => return None,
+        Ok("single") => return Some(exec::LOOKBACK_POLLS),
+        _ => {}
     }
-    Some(exec::LOOKBACK_POLLS)
+    (!software_adapter).then_some(exec::LOOKBACK_POLLS)
 }
 
 /// Compile a program for the GPU (after the usual pipeline).

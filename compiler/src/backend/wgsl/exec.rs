@@ -42,7 +42,9 @@ pub trait Device {
     /// device runs unstaged passes instead): `Some(polls)`, in one pass with a decoupled
     /// look-back whose walk polls a predecessor's record that many times before folding its
     /// tile itself (0: never reads the records, which tests that fallback); `None`, in three
-    /// passes. Natively `OGHAM_GPU_SCAN` chooses (`runtime::gpu`), to compare them.
+    /// passes. Natively `runtime::gpu` chooses: three passes on a software adapter made to run
+    /// a GPU's schedules (lavapipe ends any loop nest after 65535 iterations in all, which a
+    /// walk that waits on a slow predecessor can reach), and `OGHAM_GPU_SCAN` to compare.
     fn scan_lookback(&self) -> Option<u32> {
         Some(LOOKBACK_POLLS)
     }
@@ -981,9 +983,9 @@ impl<D: Device> Exec<'_, D> {
                 }
                 let lookback = self.dev.scan_lookback().filter(|_| !self.dev.software());
                 if let (true, Some((d, tile)), Some(polls)) = (n > 0, single, lookback) {
-                    // Workgroups take tiles in order until none is left (`staged::single_pass`).
+                    // A workgroup a tile, each taking the next (`staged::single_pass`).
                     let tiles = (n as u64).div_ceil(*tile as u64);
-                    let groups = tiles.min(SINGLE_PASS_GROUPS);
+                    let groups = tiles;
                     let records = 1 + 4 * pat.len() as u64 * tiles;
                     let temps = [self.dev.alloc(records).await?];
                     let reserved = [to_word(PrimValue::I64(n), *span)?, tiles as u32, polls];
@@ -1111,10 +1113,6 @@ const SOFTWARE_REDUCE_GROUPS: u64 = 16;
 /// Polls of a predecessor's record before a single-pass scan's look-back folds that tile itself
 /// (`staged::single_pass`): far more than a running predecessor needs.
 pub const LOOKBACK_POLLS: u32 = 4096;
-
-/// Workgroups of a single-pass scan: each takes tile after tile, so these need only fill the
-/// largest GPUs (an H100 holds 132 × 8 workgroups of 256 at once).
-const SINGLE_PASS_GROUPS: u64 = 4096;
 
 /// Invocations that fill a device: a software device runs a workgroup per core at a time, a
 /// GPU many per multiprocessor.

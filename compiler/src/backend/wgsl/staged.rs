@@ -377,8 +377,9 @@ pub fn single_pass_decls(tys: &[PrimType], k: u32, wide: bool) -> String {
 }
 
 /// The whole scan in one pass, reading and writing each element once (a third less memory
-/// traffic than the three passes): a decoupled look-back. Workgroups take tiles of `256 * k`
-/// elements in order from a counter (word 0 of `flags`, binding `flag_buf`); each scans its tile
+/// traffic than the three passes): a decoupled look-back. Each workgroup takes a tile of `256 * k`
+/// elements, in order, from a counter (word 0 of `flags`, binding `flag_buf`; one workgroup a
+/// tile, so no invocation's loops run longer than one tile's walk); it scans its tile
 /// as [`pass3`] does, and finds the tile's prefix from the records its predecessors publish:
 /// first a tile's own total ("aggregate"), then its inclusive prefix. Invocation 0 walks back
 /// over the records, combining aggregates until it meets a prefix, then publishes its own.
@@ -412,13 +413,12 @@ pub fn single_pass(
     gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
     gen.line("let tiles = i32(ogm_args[0][1]);");
     gen.line("let limit = ogm_args[0][2];");
-    gen.open("loop {");
     gen.open("if (lid == 0u) {");
     gen.line(&format!("tk = atomicAdd(&{f}[0], 1u);"));
     gen.close();
     gen.line("let t = i32(workgroupUniformLoad(&tk));");
     gen.open("if (t >= tiles) {");
-    gen.line("break;");
+    gen.line("return;");
     gen.close();
     gen.line(&format!("let t0 = t * {tile};"));
     gen.line(&format!("let cnt = min({tile}, w - t0);"));
@@ -498,11 +498,7 @@ pub fn single_pass(
     gen.line("workgroupBarrier();");
     let prefix: Vec<String> =
         tys.iter().enumerate().map(|(j, t)| load(&format!("sx{j}"), *t)).collect();
-    write_tile(gen, lam, tys, &own, &prefix, last, out_bufs, k)?;
-    // The next tile overwrites the workgroup's arrays.
-    gen.line("workgroupBarrier();");
-    gen.close();
-    Ok(())
+    write_tile(gen, lam, tys, &own, &prefix, last, out_bufs, k)
 }
 
 /// Publish `vals` at record word `at` of `f` (see [`single_pass`]): each value's low and high
