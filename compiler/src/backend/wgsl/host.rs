@@ -2018,14 +2018,7 @@ impl HostGen<'_> {
                 .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, access))
                 .collect();
             if third {
-                let outs = tys
-                    .iter()
-                    .enumerate()
-                    .map(|(j, t)| {
-                        let p = s.pat.get(j).ok_or_else(|| internal(s.span, "scan pattern"))?;
-                        Ok(gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite))
-                    })
-                    .collect::<R<Vec<_>>>()?;
+                let outs = scan_outputs(&mut gen, s, tys)?;
                 staged::pass3(&mut gen, lam, neutral, arrs, tys, k, &parts, &outs)?;
             } else if staged::commutes(lam) {
                 staged::pass1_commutative(&mut gen, lam, neutral, arrs, tys, k, &parts)?;
@@ -2059,14 +2052,7 @@ impl HostGen<'_> {
             let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 3, s.span);
             gen.wide = self.wide;
             let flags = gen.buffer(BufRef::Temp(0), PrimType::Int(ir_u32()), Access::ReadWrite);
-            let outs = tys
-                .iter()
-                .enumerate()
-                .map(|(j, t)| {
-                    let p = s.pat.get(j).ok_or_else(|| internal(s.span, "scan pattern"))?;
-                    Ok(gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite))
-                })
-                .collect::<R<Vec<_>>>()?;
+            let outs = scan_outputs(&mut gen, s, tys)?;
             staged::single_pass(&mut gen, lam, neutral, arrs, tys, k, flags, &outs)?;
             let wgsl = assemble(&gen, &staged::single_pass_decls(tys, k, gen.wide), "");
             let wgsl = atomic_binding(wgsl, flags, "u32", "u32", s.span)?;
@@ -2253,6 +2239,17 @@ fn seg_reduce_at(prog: &ir::Program, lam: &ir::Lambda) -> Option<usize> {
 
 fn ir_i32() -> crate::prim::IntType {
     crate::prim::IntType::I32
+}
+
+/// The bindings of a scan's results, one per array of `s`'s pattern.
+fn scan_outputs(gen: &mut Gen, s: &ir::Stm, tys: &[PrimType]) -> R<Vec<usize>> {
+    tys.iter()
+        .enumerate()
+        .map(|(j, t)| {
+            let p = s.pat.get(j).ok_or_else(|| internal(s.span, "scan pattern"))?;
+            Ok(gen.buffer(BufRef::Var(p.var), *t, Access::ReadWrite))
+        })
+        .collect()
 }
 
 fn ir_u32() -> crate::prim::IntType {

@@ -253,11 +253,7 @@ pub fn pass3(
         .collect();
     gen.open(&format!("for (var t0 = blk0; t0 < blk1; t0 += {tile}) {{"));
     gen.line(&format!("let cnt = min({tile}, blk1 - t0);"));
-    stage_tile(gen, &arrs, tys, k)?;
-    let own = load_own(gen, neutral, tys, k)?;
-    let v = declare_accs(gen, neutral, tys)?;
-    fold_own(gen, lam, tys, &own, &v, |_, _| Ok(()))?;
-    let last = scan_invocations(gen, lam, tys, &v)?;
+    let (own, last) = scan_tile(gen, lam, neutral, &arrs, tys, k)?;
     write_tile(gen, lam, tys, &own, &run, last, out_bufs, k)?;
     let tile_total = shared_values(gen, tys, last, &format!("{}u", WORKGROUP - 1));
     fold_in(gen, lam, &run, tys, tile_total)?;
@@ -265,6 +261,25 @@ pub fn pass3(
     gen.line("workgroupBarrier();");
     gen.close();
     Ok(())
+}
+
+/// Stage the tile at `t0` (`cnt` elements), fold each invocation's `k` elements and scan the
+/// invocations' values: each invocation's elements (kept for [`write_tile`]) and the array
+/// holding the scan ([`scan_invocations`]).
+fn scan_tile(
+    gen: &mut Gen,
+    lam: &ir::Lambda,
+    neutral: &[Atom],
+    arrs: &[KVal],
+    tys: &[PrimType],
+    k: u32,
+) -> R<(Vec<Vec<String>>, &'static str)> {
+    stage_tile(gen, arrs, tys, k)?;
+    let own = load_own(gen, neutral, tys, k)?;
+    let v = declare_accs(gen, neutral, tys)?;
+    fold_own(gen, lam, tys, &own, &v, |_, _| Ok(()))?;
+    let last = scan_invocations(gen, lam, tys, &v)?;
+    Ok((own, last))
 }
 
 /// The inclusive scan of the invocations' values `v`, earlier ones on the left, in workgroup
@@ -422,11 +437,7 @@ pub fn single_pass(
     gen.close();
     gen.line(&format!("let t0 = t * {tile};"));
     gen.line(&format!("let cnt = min({tile}, w - t0);"));
-    stage_tile(gen, &arrs, tys, k)?;
-    let own = load_own(gen, neutral, tys, k)?;
-    let v = declare_accs(gen, neutral, tys)?;
-    fold_own(gen, lam, tys, &own, &v, |_, _| Ok(()))?;
-    let last = scan_invocations(gen, lam, tys, &v)?;
+    let (own, last) = scan_tile(gen, lam, neutral, &arrs, tys, k)?;
     gen.open("if (lid == 0u) {");
     let agg = shared_values(gen, tys, last, &format!("{}u", WORKGROUP - 1));
     let agg: Vec<String> = agg
