@@ -3,8 +3,9 @@
 //! tolerance, `DEFAULT_TOLERANCE`, everything else exactly) or errors with the same message and
 //! span. Each file's verdicts must also be the same on both backends.
 
+mod common;
+
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
 
 use ogham::diag::Diagnostic;
 use ogham::driver::{Compiled, Interp};
@@ -54,31 +55,13 @@ impl Backend for Both {
     }
 }
 
-fn corpus() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    let mut stack = vec![root.join("examples"), root.join("tests/programs"), root.join("tests/ad")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "fut") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 #[test]
 fn wasm_agrees_with_the_interpreter_on_the_corpus() {
     let mut both = Both { wasm: WasmBackend::new().unwrap(), disagreements: Vec::new() };
     let opts = Options::default();
     let mut problems = Vec::new();
     let mut cases = 0;
-    for f in corpus() {
+    for f in common::corpus(&["examples", "tests/programs", "tests/ad"]) {
         let name = f.display().to_string();
         let src = std::fs::read_to_string(&f).unwrap();
         both.disagreements.clear();

@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -18,24 +17,6 @@ use ogham::testspec::run::Backend;
 use ogham::value::Value;
 use ogham_runtime::gpu::GpuBackend;
 use ogham_runtime::WasmBackend;
-
-fn corpus() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    let mut stack = vec![root.join("examples"), root.join("tests/programs")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "fut") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 /// The interpreter's answer, or `None` when it takes longer than a few seconds (a random
 /// argument can be a loop bound).
@@ -73,7 +54,7 @@ fn backends_agree_with_the_interpreter_on_random_arguments() {
     let mut gpu = common::gpu().map(|_| GpuBackend::new().unwrap());
     let mut problems = Vec::new();
     let mut runs = 0;
-    for f in corpus() {
+    for f in common::corpus(&["examples", "tests/programs"]) {
         let src = std::fs::read_to_string(&f).unwrap();
         let Ok(c) = driver::compile(&src) else { continue };
         let w = wasm.compile(&src).unwrap();

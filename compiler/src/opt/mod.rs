@@ -68,6 +68,12 @@ pub fn for_backends(prog: &Program) -> Program {
     prog
 }
 
+/// A fresh variable called `name` (`names` is the program's, by index).
+fn new_var(names: &mut Vec<String>, name: &str) -> Var {
+    names.push(name.to_string());
+    Var(names.len() as u32 - 1)
+}
+
 /// Simplify every function of `prog` in place.
 pub fn simplify(prog: &mut Program) {
     for f in &mut prog.funs {

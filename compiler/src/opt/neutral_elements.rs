@@ -12,11 +12,14 @@
 //! replicated `e` and an element-by-element `ne op`. A histogram's bins start from its
 //! destination, never from `ne` in the interpreter, so a histogram of scalars simply gets `e`.
 
-use crate::ir::lower::rewrite::for_each_body_mut;
-use crate::ir::operators::{elementwise, single_operator};
 use std::collections::HashMap;
 
+use super::new_var as fresh;
+use super::summed_hists;
 use crate::diag::Span;
+use crate::ir::lower::builder::dim_atom;
+use crate::ir::lower::rewrite::for_each_body_mut;
+use crate::ir::operators::{elementwise, single_operator};
 use crate::ir::*;
 use crate::prim::{PrimType, PrimValue};
 
@@ -66,11 +69,6 @@ fn is_neutral(a: &Atom, e: PrimValue, filled: &HashMap<Var, PrimValue>) -> bool 
         (Atom::Const(c), e) => *c == e,
         _ => false,
     }
-}
-
-fn fresh(names: &mut Vec<String>, name: &str) -> Var {
-    names.push(name.to_string());
-    Var(names.len() as u32 - 1)
 }
 
 fn body(b: &mut Body, names: &mut Vec<String>, filled: &mut HashMap<Var, PrimValue>) -> bool {
@@ -140,7 +138,7 @@ fn body(b: &mut Body, names: &mut Vec<String>, filled: &mut HashMap<Var, PrimVal
             b.stms.push(Stm { pat: vec![Param { var: z, ty }], exp, span });
             Atom::Var(z)
         };
-        let plain = fresh(names, &names_of(names, p.var));
+        let plain = summed_hists::fresh(names, p.var);
         if let Exp::Reduce { neutral, .. } | Exp::Scan { neutral, .. } = &mut s.exp {
             neutral[0] = e_atom;
         }
@@ -150,10 +148,6 @@ fn body(b: &mut Body, names: &mut Vec<String>, filled: &mut HashMap<Var, PrimVal
         b.stms.push(Stm { pat: vec![p], exp, span });
     }
     changed
-}
-
-fn names_of(names: &[String], v: Var) -> String {
-    names.get(v.0 as usize).cloned().unwrap_or_default()
 }
 
 /// `ne op x` (or `x op ne`) element by element over `x`'s dimensions `dims`, of which the first
@@ -195,11 +189,7 @@ fn combine(
         body: Body { stms: vec![stm], result: vec![Atom::Var(r)] },
         ret: vec![row],
     };
-    let w = match d {
-        Dim::Const(c) => Atom::Const(PrimValue::I64(*c)),
-        Dim::Var(v) => Atom::Var(*v),
-    };
-    Exp::Map { w, lam, arrs }
+    Exp::Map { w: dim_atom(*d), lam, arrs }
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::new_var as fresh;
 use crate::ad::walk;
 use crate::ir::lower::builder::dim_atom;
 use crate::ir::*;
@@ -257,11 +258,6 @@ fn uses(b: &Body, v: Var) -> usize {
     let mut n = 0;
     walk::body_vars(&mut body, &mut |x, binder| n += usize::from(!binder && *x == v));
     n
-}
-
-fn fresh(names: &mut Vec<String>, name: &str) -> Var {
-    names.push(name.to_string());
-    Var(names.len() as u32 - 1)
 }
 
 fn rewrite(b: &mut Body, r: usize, f: Found, names: &mut Vec<String>) {

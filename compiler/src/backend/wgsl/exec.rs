@@ -985,11 +985,10 @@ impl<D: Device> Exec<'_, D> {
                 if let (true, Some((d, tile)), Some(polls)) = (n > 0, single, lookback) {
                     // A workgroup a tile, each taking the next (`staged::single_pass`).
                     let tiles = (n as u64).div_ceil(*tile as u64);
-                    let groups = tiles;
                     let records = 1 + 4 * pat.len() as u64 * tiles;
                     let temps = [self.dev.alloc(records).await?];
                     let reserved = [to_word(PrimValue::I64(n), *span)?, tiles as u32, polls];
-                    self.run_dispatch(d, &reserved, &temps, groups, *span).await?;
+                    self.run_dispatch(d, &reserved, &temps, tiles, *span).await?;
                 } else if n > 0 {
                     let max = if self.dev.software() { MAX_GROUPS } else { GPU_MAX_GROUPS };
                     let groups = groups_for(n, max);
