@@ -28,7 +28,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run an entry point (interpreter or wasm); arguments are read from stdin.
+    /// Run an entry point (interpreter, wasm or GPU); arguments are read from stdin.
     Run(run::Args),
     /// Compile a program to a wasm module and its manifest (OUT.wasm, OUT.json).
     Build(build::Args),

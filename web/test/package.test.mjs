@@ -73,6 +73,16 @@ for (const backend of ['wasm', 'interp']) {
     assert.equal(m.text, '9i64');
   });
 
+  test(`sum types cross the entry point on ${backend}`, async () => {
+    // The constructor's index (constructors in name order), then every constructor's payload.
+    const shapes = `type shape = #circle f32 | #rect f32 f32
+entry grow (s: shape) : shape = match s case #circle r -> #circle (r + 1) case #rect w h -> #rect (w + 1) (h + 1)`;
+    const [tag, , w, h] = await run(shapes, 'grow', '1i8 0f32 3f32 4f32', { backend });
+    assert.ok(tag.data instanceof Int8Array);
+    assert.deepEqual([tag.text, w.text, h.text], ['1i8', '4.0f32', '5.0f32']);
+    await assert.rejects(run(shapes, 'grow', '2i8 0f32 3f32 4f32', { backend }), /constructor index other than 0 \(`#circle`\), 1 \(`#rect`\)/);
+  });
+
   test(`an example runs on ${backend}`, async () => {
     const [r] = await run(dot, 'main', '[1f32, 2f32, 3f32] [4f32, 5f32, 6f32]', { backend });
     assert.equal(r.text, '32.0f32');

@@ -13,6 +13,17 @@ fn src_type(t: &EntryType) -> String {
 
 /// Can `entry` be differentiated: does it take a float parameter?
 pub fn differentiable(entry: &EntryPoint) -> Result<(), Diagnostic> {
+    if entry.param_shapes.iter().chain([&entry.result_shape]).any(EntryShape::has_sum) {
+        return Err(Diagnostic::new(
+            Phase::Value,
+            Span::DUMMY,
+            format!(
+                "entry point `{}` takes or returns a sum type: differentiating it as a whole is not supported",
+                entry.name
+            ),
+        )
+        .with_hint("differentiate a function of its float arguments with `jvp` or `vjp` in the program"));
+    }
     if entry.params.iter().any(|t| matches!(t.elem, PrimType::Float(_))) {
         Ok(())
     } else {
@@ -111,6 +122,8 @@ fn assemble(shape: &EntryShape, names: &mut dyn Iterator<Item = String>, depth: 
             }
             out
         }
+        // `differentiable` turns these away before any source is built.
+        EntryShape::Sum(_) => String::new(),
     }
 }
 
@@ -141,6 +154,7 @@ fn flatten(shape: &EntryShape, expr: &str, depth: usize) -> Vec<String> {
                 })
                 .collect()
         }
+        EntryShape::Sum(_) => Vec::new(),
     }
 }
 
@@ -191,6 +205,17 @@ mod tests {
         let e = entry("entry g (n: i64) : []f32 = replicate n 1f32\n", "g");
         let d = wrapper_source(&e, "g_vjp", AdMode::Vjp).unwrap_err();
         assert!(d.message.contains("no float parameters"), "{}", d.message);
+    }
+
+    #[test]
+    fn an_entry_of_sum_types_is_not_differentiated_whole() {
+        let src =
+            "type t = #a f32 | #b\nentry g (x: t) : f32 = match x case #a y -> y case #b -> 0\n";
+        let d = wrapper_source(&entry(src, "g"), "g_vjp", AdMode::Vjp).unwrap_err();
+        assert!(d.message.contains("sum type"), "{}", d.message);
+        let src = "entry h (x: f32) : #a f32 | #b = #a x\n";
+        let d = wrapper_source(&entry(src, "h"), "h_jvp", AdMode::Jvp).unwrap_err();
+        assert!(d.message.contains("sum type"), "{}", d.message);
     }
 
     #[test]

@@ -440,9 +440,23 @@ pub enum EntryShape {
     /// An array of this rank whose elements are tuples or records: one array per leaf of the
     /// element, with the array's dimensions outermost.
     Array(usize, Box<EntryShape>),
+    /// A value of a sum type: the constructor's index (`i8`, constructors in name order), then
+    /// every constructor's payload in that order (the inactive ones any values of their types).
+    Sum(Vec<(String, Vec<EntryShape>)>),
 }
 
 impl EntryShape {
+    /// Does a sum type occur in it?
+    pub fn has_sum(&self) -> bool {
+        match self {
+            EntryShape::Leaf => false,
+            EntryShape::Tuple(ss) => ss.iter().any(EntryShape::has_sum),
+            EntryShape::Record(fs) => fs.iter().any(|(_, s)| s.has_sum()),
+            EntryShape::Array(_, s) => s.has_sum(),
+            EntryShape::Sum(_) => true,
+        }
+    }
+
     /// How many values this is passed as.
     pub fn leaves(&self) -> usize {
         match self {
@@ -450,6 +464,9 @@ impl EntryShape {
             EntryShape::Tuple(ss) => ss.iter().map(EntryShape::leaves).sum(),
             EntryShape::Record(fs) => fs.iter().map(|(_, s)| s.leaves()).sum(),
             EntryShape::Array(_, s) => s.leaves(),
+            EntryShape::Sum(cs) => {
+                1 + cs.iter().flat_map(|(_, ps)| ps).map(EntryShape::leaves).sum::<usize>()
+            }
         }
     }
 

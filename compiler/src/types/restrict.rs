@@ -1,7 +1,7 @@
 //! Futhark's restrictions, checked on the solved types: no functions returned from `if`/`match`
 //! or carried by loops, `match` must cover every value, entry points take and return primitive
-//! values and arrays, tuples and records of them, and size parameters must be determined by the
-//! parameters.
+//! values and arrays, tuples, records and sum types of them, and size parameters must be
+//! determined by the parameters.
 
 use std::collections::HashMap;
 
@@ -41,7 +41,8 @@ fn entry_value(t: &Type) -> bool {
         Type::Array { elem, .. } => entry_value(elem),
         Type::Tuple(ts) => ts.iter().all(entry_value),
         Type::Record(fs) => fs.values().all(entry_value),
-        Type::Sum(_) | Type::Arrow { .. } | Type::Var(_) => false,
+        Type::Sum(cs) => cs.values().flatten().all(entry_value),
+        Type::Arrow { .. } | Type::Var(_) => false,
     }
 }
 
@@ -111,7 +112,7 @@ impl Restrict<'_> {
                 if !entry_value(t) {
                     self.errors.push(Diagnostic::ty(
                         p.span,
-                        format!("entry point parameters must be primitive values, or arrays, tuples and records of them; found `{}`", self.show(t)),
+                        format!("entry point parameters must be primitive values, or arrays, tuples, records and sum types of them; found `{}`", self.show(t)),
                     ));
                 }
             }
@@ -135,7 +136,7 @@ impl Restrict<'_> {
             self.errors.push(Diagnostic::ty(
                 span,
                 format!(
-                    "entry point results must be primitive values, or arrays, tuples and records of them; found `{}`",
+                    "entry point results must be primitive values, or arrays, tuples, records and sum types of them; found `{}`",
                     self.show(ret)
                 ),
             ));

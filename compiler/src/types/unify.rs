@@ -311,6 +311,20 @@ impl Store {
         let a = self.resolve(a);
         let b = self.resolve(b);
         match (&a, &b) {
+            // A constructor's type not known yet (`if c then #some (iota n) else none`) takes the
+            // other branch's constructors with sizes of its own, which the join then compares.
+            (Ty::Var(v), Ty::Sum(_)) | (Ty::Sum(_), Ty::Var(v))
+                if self.tvar(*v).rigid.is_none() =>
+            {
+                let sum = if matches!(a, Ty::Sum(_)) { &a } else { &b };
+                let copy = self.fresh_dims(sum);
+                self.unify(&Ty::Var(*v), &copy, Mode::default())?;
+                if matches!(a, Ty::Sum(_)) {
+                    self.join(&a, &copy, why, span)
+                } else {
+                    self.join(&copy, &b, why, span)
+                }
+            }
             (Ty::Var(_), _) | (_, Ty::Var(_)) | (Ty::Err, _) | (_, Ty::Err) => {
                 self.unify(&a, &b, Mode::default())?;
                 Ok(a)
@@ -366,6 +380,17 @@ impl Store {
                     out.insert(n.clone(), self.join(x, y, why, span)?);
                 }
                 Ok(Ty::Record(out))
+            }
+            (Ty::Sum(xs), Ty::Sum(ys))
+                if xs.len() == ys.len()
+                    && xs.iter().zip(ys).all(|((a, x), (b, y))| a == b && x.len() == y.len()) =>
+            {
+                let mut out = std::collections::BTreeMap::new();
+                for ((n, x), y) in xs.iter().zip(ys.values()) {
+                    let ps = x.iter().zip(y).map(|(x, y)| self.join(x, y, why, span));
+                    out.insert(n.clone(), ps.collect::<Result<_, _>>()?);
+                }
+                Ok(Ty::Sum(out))
             }
             _ => {
                 self.unify(&a, &b, Mode::default())?;

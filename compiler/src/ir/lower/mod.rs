@@ -51,9 +51,10 @@ use std::rc::Rc;
 
 use crate::diag::{Diagnostic, Phase, Span};
 use crate::ir::{
-    Atom, Body, Dim, EntryPoint, EntryShape, EntryType, FunDef, Param, Program, Type, Var,
+    Atom, BinOp, Body, CmpOp, Dim, EntryPoint, EntryShape, EntryType, Exp, FunDef, Param, Program,
+    Type, Var,
 };
-use crate::prim::PrimType;
+use crate::prim::{IntType, PrimType, PrimValue};
 use crate::syntax::ast::{Dec, NodeId, Pat, PatKind, ValDec};
 use crate::types::{CheckedProgram, Size, Type as SType};
 use builder::{i64t, Builder};
@@ -578,7 +579,7 @@ impl<'a> Lowerer<'a> {
             ret_ty = to;
         }
         let bad = |what: &str, t: &SType| {
-            unsupported(v.span, format!("entry point `{}` {what} `{t}`: entry points take and return primitive values, arrays of them, and tuples and records of those", v.name))
+            unsupported(v.span, format!("entry point `{}` {what} `{t}`: entry points take and return primitive values, arrays of them, and tuples, records and sum types of those", v.name))
         };
         // Parameters: each one's leaves (a tuple or record is its components, an array of
         // tuples the arrays of their components), sizes first, then values.
@@ -668,6 +669,7 @@ impl<'a> Lowerer<'a> {
             }
             let val = pat::build_sval(t, &mut ir_leaves.into_iter())
                 .ok_or_else(|| internal(v.span, "entry parameter shape"))?;
+            self.check_tags(&val, &name, v.span)?;
             vals.push(val);
         }
         // Sizes named alike must agree: the first parameter binds a size, later ones are checked
@@ -699,6 +701,81 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+impl<'a> Lowerer<'a> {
+    /// Check that every constructor index in an entry argument names a constructor: the caller
+    /// builds sum values from their parts, and a `match` relies on the index being one of them.
+    fn check_tags(&mut self, val: &SVal<'a>, param: &str, span: Span) -> LResult<()> {
+        match val {
+            SVal::Sum { ctors, tag, payloads } => {
+                let SVal::Leaf(t, ty) = &**tag else {
+                    return Err(internal(span, "constructor index"));
+                };
+                let names: Vec<String> =
+                    ctors.iter().enumerate().map(|(i, c)| format!("{i} (`#{c}`)")).collect();
+                let msg = format!(
+                    "argument `{param}` has a constructor index other than {}",
+                    names.join(", ")
+                );
+                let ok = self.tags_in_range(*t, ty, ctors.len(), span)?;
+                self.b.span = span;
+                self.b.assert(ok, msg, Vec::new());
+                for p in payloads.iter().flatten() {
+                    self.check_tags(p, param, span)?;
+                }
+            }
+            SVal::Tuple(vs) => vs.iter().try_for_each(|v| self.check_tags(v, param, span))?,
+            SVal::Record(fs) => fs.values().try_for_each(|v| self.check_tags(v, param, span))?,
+            SVal::Leaf(..) | SVal::Fun(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Whether every element of `tag` (an `i8` or an array of them) is in `0..n`.
+    fn tags_in_range(&mut self, tag: Atom, ty: &Type, n: usize, span: Span) -> LResult<Atom> {
+        let i8t = PrimType::Int(IntType::I8);
+        let in_range = |b: &mut Builder, t: Atom| {
+            let lo = b.cmp(CmpOp::Ge, i8t, t, Atom::Const(PrimValue::I8(0)));
+            let hi = b.cmp(CmpOp::Lt, i8t, t, Atom::Const(PrimValue::I8(n as i8)));
+            b.and(lo, hi)
+        };
+        let dims = builder::shape(ty).to_vec();
+        if dims.is_empty() {
+            return Ok(in_range(&mut self.b, tag));
+        }
+        let i64p = PrimType::I64;
+        let mut total = builder::i64c(1);
+        for d in &dims {
+            total = self.b.binop(BinOp::Mul, i64p, total, builder::dim_atom(*d));
+        }
+        let td = builder::atom_dim(total).ok_or_else(|| internal(span, "array size"))?;
+        let mut flat = self.b.var_of(tag, ty, "tags");
+        if dims.len() > 1 {
+            let t = builder::array_ty(i8t, vec![td]);
+            flat = self.b.let1("tags", t, Exp::Reshape { arr: flat, shape: vec![td] });
+        }
+        let p = self.b.param("t", Type::Prim(i8t));
+        let lam = self.b.lambda::<Diagnostic>(vec![p], |b, ps| {
+            let c = in_range(b, Atom::Var(ps[0].var));
+            Ok((vec![c], vec![Type::Prim(PrimType::Bool)]))
+        })?;
+        let bools = builder::array_ty(PrimType::Bool, vec![td]);
+        let oks = self.b.let1("oks", bools, Exp::Map { w: total, lam, arrs: vec![flat] });
+        let all = self.and_lambda();
+        let r = self.b.let1(
+            "all",
+            Type::Prim(PrimType::Bool),
+            Exp::Reduce {
+                w: total,
+                lam: all,
+                neutral: vec![builder::boolc(true)],
+                arrs: vec![oks],
+                commutative: true,
+            },
+        );
+        Ok(Atom::Var(r))
+    }
+}
+
 /// Does the type have a size computed from others (`[n*m]`) outside function types?
 fn has_computed_size(t: &SType) -> bool {
     match t {
@@ -715,8 +792,8 @@ fn has_computed_size(t: &SType) -> bool {
 /// How a type is passed to or from an entry point, and the values it is passed as: a primitive
 /// or an array of primitives is one value; a tuple or record is its components' (records by
 /// field name), and an array of tuples or records the arrays of their components, as lowering
-/// represents them. `None` for functions, sum types and type variables, which have no
-/// representation outside a program.
+/// represents them; a sum value is its constructor's index and every constructor's payload.
+/// `None` for functions and type variables, which have no representation outside a program.
 fn entry_leaves(t: &SType) -> Option<(EntryShape, Vec<EntryType>)> {
     fn walk(
         t: &SType,
@@ -750,7 +827,23 @@ fn entry_leaves(t: &SType) -> Option<(EntryShape, Vec<EntryType>)> {
                     .map(|(n, t)| Some((n.clone(), walk(t, outer, unique, out)?)))
                     .collect::<Option<_>>()?,
             ),
-            SType::Sum(_) | SType::Arrow { .. } | SType::Var(_) => return None,
+            SType::Sum(cs) => {
+                out.push(EntryType {
+                    elem: PrimType::Int(IntType::I8),
+                    rank: outer.len(),
+                    unique,
+                    display: entry_display(outer, PrimType::Int(IntType::I8), unique),
+                });
+                EntryShape::Sum(
+                    cs.iter()
+                        .map(|(n, ts)| {
+                            let ps = ts.iter().map(|t| walk(t, outer, unique, out));
+                            Some((n.clone(), ps.collect::<Option<_>>()?))
+                        })
+                        .collect::<Option<_>>()?,
+                )
+            }
+            SType::Arrow { .. } | SType::Var(_) => return None,
         })
     }
     let mut out = Vec::new();

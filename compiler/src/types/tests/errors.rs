@@ -250,21 +250,23 @@ fn loop_bodies() {
 
 #[test]
 fn entry_points() {
-    let src = "type t = #a | #b\nentry main (p: (i32, t)) = p.0";
+    let src = "type^ t = #a (i32 -> i32) | #b\nentry main (p: (i32, t)) = p.0";
     let e = error(
         src,
-        "entry point parameters must be primitive values, or arrays, tuples and records of them; found `(i32, #a | #b)`",
+        "entry point parameters must be primitive values, or arrays, tuples, records and sum types of them; found `(i32, #a (i32 -> i32) | #b)`",
     );
     assert_eq!(text(src, e.span), "(p: (i32, t))");
+    // Sum types are passed as their constructor's index and payloads.
+    super::types("type t = #a | #b i32\nentry main (p: (i32, t)) : []t = [p.1]");
     // Tuples, records and arrays of them are passed as their components.
     super::types("entry main (p: (i32, f32)) (r: {a: [](i32, bool)}) = (p.0, r)");
     // A function result takes further arguments; a function argument cannot be one.
     super::types("entry main (x: i32) : i32 -> i32 = (+ x)");
     let src = "entry main (x: i32) : (i32 -> i32) -> i32 = \\g -> g x";
-    let e = error(src, "entry point results must be primitive values, or arrays, tuples and records of them; found `(i32 -> i32) -> i32`");
+    let e = error(src, "entry point results must be primitive values, or arrays, tuples, records and sum types of them; found `(i32 -> i32) -> i32`");
     assert_eq!(text(src, e.span), "(i32 -> i32) -> i32");
     error("entry f 'a (x: a) = x", "entry points cannot have type parameters");
-    error("type t = #a | #b\nentry f (x: i32) : t = #a", "entry point results");
+    error("type^ t = #a (i32 -> i32) | #b\nentry f (x: i32) : t = #b", "entry point results");
     // Tuples of arrays and primitives are fine.
     super::types("entry f [n] (xs: [n]i32) (k: f32) = (xs, k, [[1]])");
 }

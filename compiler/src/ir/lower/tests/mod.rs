@@ -727,10 +727,42 @@ fn entry_points_take_and_return_arrays_and_scalars() {
             entry f (i32, [n]f32, [n]bool, [n]i32, i64) : (i32, [n]f32) = f
         "#]],
     );
-    // `def main` is an entry point too; sum types have no representation outside.
+    // A sum type is its constructor's index, checked, then every constructor's payload.
+    check_ir(
+        "type t = #a | #b f32\ndef main (xs: []t) : f32 = match xs[0] case #a -> 1 case #b x -> x",
+        expect![[r#"
+            fun main (d_0: i64, d_1: i64, xs_2: [d_0]i8, xs_3: [d_1]f32) : f32 =
+              let oks_8: [d_0]bool =
+                map(d_0,
+                  \(t_4: i8) : bool ->
+                    let c_5: bool = t_4 >= 0i8
+                    let c_6: bool = t_4 < 2i8
+                    let t_7: bool = c_5 && c_6
+                    in t_7,
+                  xs_2)
+              let all_12: bool =
+                reduce_comm(d_0,
+                  \(a_9: bool, b_10: bool) : bool ->
+                    let t_11: bool = a_9 && b_10
+                    in t_11,
+                  (true), oks_8)
+              let () = assert(all_12, "argument `xs` has a constructor index other than 0 (`#a`), 1 (`#b`)")
+              let c_13: bool = d_1 == d_0
+              let () = assert(c_13, "size mismatch: argument `xs` of shape [{}] does not match the expected shape [{}]", d_1, d_0)
+              let xs_14: [d_0]f32 = reshape([d_0], xs_3)
+              let elem_15: i8 = xs_2[0i64]
+              let x_16: f32 = xs_14[0i64]
+              let c_17: bool = elem_15 == 0i8
+              let r_18: f32 = if c_17 then 1.0f32 else x_16
+              in r_18
+
+            entry main ([]i8, []f32) : f32 = main
+        "#]],
+    );
+    // `def main` is an entry point too; functions have no representation outside a program.
     check_err(
-        "type t = #a | #b\ndef main (x: t) : i32 = match x case #a -> 1 case #b -> 2",
-        "unsupported: entry point `main` takes a parameter of type `#a | #b`",
+        "def main (f: i32 -> i32) : i32 = f 1",
+        "unsupported: entry point `main` takes a parameter of type `i32 -> i32`",
     );
 }
 
