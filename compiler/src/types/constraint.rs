@@ -9,7 +9,7 @@ use std::fmt;
 use crate::diag::Span;
 use crate::syntax::ast::{Name, NodeId};
 
-use super::ity::{Dim, PrimSet, Ty};
+use super::ity::{Dim, PrimSet, TVar, Ty};
 use super::poly::write_size;
 
 #[derive(Clone, Debug)]
@@ -123,8 +123,8 @@ pub(crate) enum Kind {
     BindSizes { pat: Ty, rhs: Ty, names: Vec<Name> },
     /// `0..<n`: the range has size `n` if `n` is an `i64`, else an existential.
     RangeSize { elem: Ty, name: Name, dim: Dim },
-    /// A use of a local function with size parameters: instantiate them afresh.
-    InstSizes { ty: Ty, sizes: Vec<Name>, result: Ty },
+    /// A use of a local function with size or type parameters: instantiate them afresh.
+    InstSizes { ty: Ty, sizes: Vec<Name>, tvars: Vec<TVar>, result: Ty },
 }
 
 /// Why a constraint exists, for error messages.
@@ -317,8 +317,9 @@ impl fmt::Display for Constraint {
                 write!(f, "let [{}] {pat} = {rhs} {at}", names.join("] ["))
             }
             Kind::RangeSize { elem, name, dim } => write!(f, "{dim} = {name} if {elem} = i64 {at}"),
-            Kind::InstSizes { ty, sizes, result } => {
-                write!(f, "{result} instance of [{}] {ty} {at}", sizes.join("] ["))
+            Kind::InstSizes { ty, sizes, tvars, result } => {
+                let ts: String = tvars.iter().map(|v| format!(" 't{v}")).collect();
+                write!(f, "{result} instance of [{}]{ts} {ty} {at}", sizes.join("] ["))
             }
         }
     }

@@ -26,8 +26,8 @@ enum LocalKind {
     Value,
     /// A size parameter: an `i64` value and a size.
     Size,
-    /// A local function with size parameters, instantiated afresh at each use.
-    Fun(Vec<Name>),
+    /// A local function with size or type parameters, instantiated afresh at each use.
+    Fun(Vec<Name>, Vec<TVar>),
 }
 
 #[derive(Clone, Debug)]
@@ -43,11 +43,23 @@ struct Local {
 /// A variable bound by a pattern.
 pub(crate) type Bound = Vec<(Name, Ty, Span)>;
 
+/// A type parameter of a local function (`let id 't (x: t) = x`): rigid in its body, instantiated
+/// at each use. Type variables made before it (`outer` and up) belong to enclosing scopes and must
+/// not come to mention it.
+#[derive(Clone, Debug)]
+pub(crate) struct LocalTypeParam {
+    pub var: TVar,
+    pub outer: TVar,
+    pub fun: Name,
+}
+
 /// The generated typing of a top-level definition.
 pub(crate) struct DefTyping {
     pub ty: Ty,
     /// The rigid type parameters, in declaration order.
     pub rigid: Vec<TVar>,
+    /// The type parameters of local functions, quantified after `rigid`.
+    pub local_rigid: Vec<LocalTypeParam>,
     pub size_params: Vec<Name>,
     /// Did the definition declare its return type?
     pub ret_declared: bool,
@@ -71,6 +83,7 @@ pub(crate) struct Gen<'g> {
     pub too_deep: bool,
     /// The next `Local::id`.
     next_local: u32,
+    local_rigid: Vec<LocalTypeParam>,
     /// Names bound where a binding of the same name is in scope (`let i = i + 1`): types name
     /// sizes by their source names, so the two `i`s could not be told apart, and a size is not
     /// named by or computed from such a name (bindings in sibling scopes, such as the
@@ -106,6 +119,7 @@ impl<'g> Gen<'g> {
             int_literals: Vec::new(),
             too_deep: false,
             next_local: 0,
+            local_rigid: Vec::new(),
             shadowed: HashSet::new(),
         }
     }
@@ -186,7 +200,14 @@ impl<'g> Gen<'g> {
         let ret_ty = self.check_ret(ret, body, d.body.span, hidden);
         let ty = arrows(&param_tys, &names, ret_ty);
         self.defining.pop();
-        DefTyping { ty, rigid, size_params, ret_declared: d.ret.is_some(), name_span: d.name_span }
+        DefTyping {
+            ty,
+            rigid,
+            local_rigid: std::mem::take(&mut self.local_rigid),
+            size_params,
+            ret_declared: d.ret.is_some(),
+            name_span: d.name_span,
+        }
     }
 
     /// Parameters of a function: their types, their arrow names (when a parameter is a plain
@@ -585,6 +606,7 @@ impl<'g> Gen<'g> {
                 let mark = self.locals.len();
                 let tmark = self.tparams.len();
                 let mut sizes = Vec::new();
+                let mut tvars = Vec::new();
                 for tp in type_params {
                     match tp {
                         TypeParam::Size { name, .. } => {
@@ -596,10 +618,19 @@ impl<'g> Gen<'g> {
                             });
                             sizes.push(name.clone());
                         }
-                        TypeParam::Type { name, span, .. } => {
-                            // Local functions are monomorphic in their type parameters.
-                            let t = self.fresh(*span);
-                            self.tparams.push((name.clone(), t));
+                        TypeParam::Type { name: tname, liftedness, span } => {
+                            // Explicit type parameters make a local function polymorphic.
+                            let outer = self.store.tvars.len() as TVar;
+                            let t = self.store.fresh_rigid(tname, *liftedness, *span);
+                            if let Ty::Var(v) = t {
+                                tvars.push(v);
+                                self.local_rigid.push(LocalTypeParam {
+                                    var: v,
+                                    outer,
+                                    fun: name.clone(),
+                                });
+                            }
+                            self.tparams.push((tname.clone(), t));
                         }
                     }
                 }
@@ -612,7 +643,11 @@ impl<'g> Gen<'g> {
                 self.locals.truncate(mark);
                 self.tparams.truncate(tmark);
                 let ft = arrows(&tys, &names, rt);
-                let kind = if sizes.is_empty() { LocalKind::Value } else { LocalKind::Fun(sizes) };
+                let kind = if sizes.is_empty() && tvars.is_empty() {
+                    LocalKind::Value
+                } else {
+                    LocalKind::Fun(sizes, tvars)
+                };
                 self.push_local(Local { id: 0, name: name.clone(), ty: ft, kind });
                 let tb = self.expr(body);
                 self.locals.truncate(mark);
@@ -746,10 +781,10 @@ impl<'g> Gen<'g> {
         if let Some(l) = self.lookup_local(name).cloned() {
             return match l.kind {
                 LocalKind::Value | LocalKind::Size => l.ty,
-                LocalKind::Fun(sizes) => {
+                LocalKind::Fun(sizes, tvars) => {
                     let result = self.fresh(span);
                     self.push(
-                        Kind::InstSizes { ty: l.ty, sizes, result: result.clone() },
+                        Kind::InstSizes { ty: l.ty, sizes, tvars, result: result.clone() },
                         span,
                         Reason::None,
                     );

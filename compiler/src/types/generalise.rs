@@ -187,6 +187,28 @@ pub(crate) fn generalise(
         let name = letters.by_ref().find(|n| !taken.contains(n)).unwrap_or_else(|| format!("t{v}"));
         tparam_names.push(name);
     }
+    // Local functions' type parameters come after the definition's own (the definition's
+    // scheme does not list them); none may have reached a type of an enclosing scope.
+    for lp in &typing.local_rigid {
+        for v in 0..lp.outer {
+            if store.occurs(lp.var, &Ty::Var(v)) {
+                let name = store.tvar(lp.var).rigid.clone().unwrap_or_default_param().0;
+                errors.push(
+                    Diagnostic::ty(
+                        store.tvar(v).span,
+                        format!(
+                            "the type parameter `{name}` of the local function `{}` would escape its scope",
+                            lp.fun
+                        ),
+                    )
+                    .with_label(format!("this value from outside `{}` would have type `{name}`", lp.fun))
+                    .with_hint("a local function's type parameter stands for a different type at each use, so it cannot be the type of a value it did not make"),
+                );
+                break;
+            }
+        }
+        quantified.insert(lp.var, quantified.len() as u32);
+    }
     // Any other type variable is undetermined: an ambiguous type.
     let mut seen = HashSet::new();
     for t in all_types {

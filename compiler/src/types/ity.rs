@@ -244,6 +244,33 @@ impl Ty {
         }
     }
 
+    /// The type with type variables replaced as `map` says (on a zonked type).
+    pub fn subst_tvars(&self, map: &HashMap<TVar, Ty>) -> Ty {
+        match self {
+            Ty::Var(v) => map.get(v).cloned().unwrap_or_else(|| self.clone()),
+            Ty::Arrow { param, from, to } => Ty::Arrow {
+                param: param.clone(),
+                from: Box::new(from.subst_tvars(map)),
+                to: Box::new(to.subst_tvars(map)),
+            },
+            Ty::Array { dim, elem, unique } => Ty::Array {
+                dim: dim.clone(),
+                elem: Box::new(elem.subst_tvars(map)),
+                unique: *unique,
+            },
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| t.subst_tvars(map)).collect()),
+            Ty::Record(fs) => {
+                Ty::Record(fs.iter().map(|(n, t)| (n.clone(), t.subst_tvars(map))).collect())
+            }
+            Ty::Sum(cs) => Ty::Sum(
+                cs.iter()
+                    .map(|(n, ts)| (n.clone(), ts.iter().map(|t| t.subst_tvars(map)).collect()))
+                    .collect(),
+            ),
+            Ty::Prim(_) | Ty::Gen(_) | Ty::Err => self.clone(),
+        }
+    }
+
     pub fn contains_arrow(&self) -> bool {
         match self {
             Ty::Arrow { .. } => true,

@@ -26,8 +26,10 @@
 //!   sizes of `t` while `e` keeps its own: lowering checks them at run time.
 //! - A backticked function (``x `f` y``) has no `Var` node: its instance is `lhs -> rhs -> result`
 //!   from the operand and `BinOp` node types. `x |> f` is `f x`, `f <| x` is `f x`.
-//! - Local functions (`let f ... = ... in`) are monomorphic, except in their explicit size
-//!   parameters, which are instantiated at each use; their parameters' types mention those names.
+//! - Local functions (`let f ... = ... in`) are monomorphic, except in their explicit size and
+//!   type parameters, which are instantiated at each use; their parameters' types mention those
+//!   names. A local function's type parameter is a `TyVar` numbered after the definition's own
+//!   (which its `Scheme` lists): a use's `Var` node has the instance type, to match it against.
 //! - In a `Scheme`, `TyVar(i)` is the `i`-th entry of `type_params` (numbered per definition).
 //!   Sizes in its type are `size_params`, names bound by a named arrow parameter, or (only in the
 //!   final result) existentials. A result that aliases no parameter is marked unique (`*`).
@@ -35,8 +37,9 @@
 //!
 //! Deliberate differences from Futhark: `[]` in a parameter's type is a size to infer (Futhark
 //! makes it a distinct size parameter, so it rejects some programs this accepts); local functions
-//! are not generalised (DESIGN.md); an unlifted type parameter may be instantiated with an
-//! existentially sized type (irregularity is then a run-time error).
+//! are not generalised (DESIGN.md) beyond their explicit type parameters; an unlifted type
+//! parameter may be instantiated with an existentially sized type (irregularity is then a
+//! run-time error).
 
 mod alias;
 pub mod automap;

@@ -203,7 +203,7 @@ impl<'s> Solver<'s> {
                     let _ = self.store.unify_dim(dim, &k, Mode::default(), false);
                 }
             },
-            Kind::InstSizes { ty, sizes, result } => {
+            Kind::InstSizes { ty, sizes, tvars, result } => {
                 let mut t = self.store.zonk(ty);
                 for n in sizes {
                     let d = self.store.fresh_dim();
@@ -211,6 +211,21 @@ impl<'s> Solver<'s> {
                         self.store.dvars[v as usize].hint = Some(n.clone());
                     }
                     t = t.subst_name(n, &d);
+                }
+                if !tvars.is_empty() {
+                    let mut fresh = HashMap::new();
+                    for &r in tvars {
+                        let info = self.store.tvar(r).clone();
+                        let f = self.store.fresh_tvar(c.span);
+                        if let Ty::Var(v) = f {
+                            let new = self.store.tvar_mut(v);
+                            new.no_fun = info.no_fun;
+                            new.hint = info.rigid.map(|(n, _)| n);
+                            new.plain = true;
+                        }
+                        fresh.insert(r, f);
+                    }
+                    t = t.subst_tvars(&fresh);
                 }
                 let _ = self.store.unify(result, &t, Mode::default());
             }

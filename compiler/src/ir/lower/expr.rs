@@ -75,12 +75,25 @@ impl<'a> Lowerer<'a> {
                             ast::TypeParam::Type { .. } => None,
                         })
                         .collect();
+                    // Its own type parameters stay variables until a use binds them.
+                    let generic =
+                        if type_params.iter().any(|p| matches!(p, ast::TypeParam::Type { .. })) {
+                            let mut t = self.expr_type(rhs.id, rhs.span)?.clone();
+                            for p in params.iter().rev() {
+                                let from = Box::new(self.pat_type(p)?.clone());
+                                t = SType::Arrow { param: None, from, to: Box::new(t) };
+                            }
+                            Some(env.resolve(&t))
+                        } else {
+                            None
+                        };
                     SVal::Fun(Rc::new(SFun::Closure {
                         name: name.clone(),
                         sizes,
                         params,
                         body: rhs,
                         env: env.clone(),
+                        generic,
                     }))
                 };
                 (&**body, env.bind(name, v))
@@ -210,6 +223,7 @@ impl<'a> Lowerer<'a> {
                 params,
                 body,
                 env: env.clone(),
+                generic: None,
             }))),
             ExprKind::If(c, t, f) => self.lower_if(c, t, f, env),
             ExprKind::Let { .. } | ExprKind::LetFun { .. } | ExprKind::LetWith { .. } => {
@@ -269,6 +283,21 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> LResult<SVal<'a>> {
         if let Some(v) = env.lookup(name) {
+            if let SVal::Fun(f) = v {
+                if let SFun::Closure { name, sizes, params, body, env, generic: Some(g) } = &**f {
+                    // A local function with type parameters, used at type `ty`.
+                    let mut bound = HashMap::new();
+                    match_type(g, &ty, &mut bound);
+                    return Ok(SVal::Fun(Rc::new(SFun::Closure {
+                        name: name.clone(),
+                        sizes: sizes.clone(),
+                        params,
+                        body,
+                        env: env.with_types(bound),
+                        generic: None,
+                    })));
+                }
+            }
             return Ok(v.clone());
         }
         if let Some(dec) = self.top_level(name, env.top) {

@@ -33,8 +33,17 @@ pub enum SVal<'a> {
 #[derive(Clone, Debug)]
 pub enum SFun<'a> {
     /// A lambda or local function: parameters, body, and the environment it was defined in;
-    /// `sizes` are the local function's own size parameters (which shadow outer sizes).
-    Closure { name: String, sizes: Vec<Name>, params: &'a [Pat], body: &'a Expr, env: Env<'a> },
+    /// `sizes` are the local function's own size parameters (which shadow outer sizes). A local
+    /// function with type parameters has its type with them as variables in `generic`, until a
+    /// use binds them (`Lowerer::lookup`).
+    Closure {
+        name: String,
+        sizes: Vec<Name>,
+        params: &'a [Pat],
+        body: &'a Expr,
+        env: Env<'a>,
+        generic: Option<SType>,
+    },
     /// A top-level definition, at the type it is used with.
     Top { dec: usize, ty: SType },
     /// A built-in function (intrinsics.rs), at the type it is used with.
@@ -99,6 +108,13 @@ impl<'a> Env<'a> {
             cur = l.next.as_deref();
         }
         None
+    }
+
+    /// The same environment with more type variables bound.
+    pub fn with_types(&self, more: HashMap<TyVar, SType>) -> Env<'a> {
+        let mut tsubst = (*self.tsubst).clone();
+        tsubst.extend(more);
+        Env { locals: self.locals.clone(), top: self.top, tsubst: Rc::new(tsubst) }
     }
 
     /// Apply the type substitution to a checker type.

@@ -132,7 +132,9 @@ pub(crate) struct Rank<'a> {
     pub spines: HashMap<NodeId, Spine>,
     pub maps: HashMap<NodeId, MapKind>,
     pub incomplete: bool,
-    locals: Vec<(Name, RTy)>,
+    /// Local bindings; a local function with type parameters lists their `Base::Rigid` indices,
+    /// which each use instantiates afresh.
+    locals: Vec<(Name, RTy, Vec<usize>)>,
     /// Every type given to a node, checked at the end: a function's rank must be 0.
     seen: Vec<RTy>,
     tparams: HashMap<Name, usize>,
@@ -363,16 +365,45 @@ impl<'a> Rank<'a> {
     }
 
     fn lookup(&mut self, name: &str) -> Option<RTy> {
-        if let Some((_, t)) = self.locals.iter().rev().find(|(n, _)| n == name) {
-            return Some(t.clone());
+        if let Some((_, t, tparams)) = self.locals.iter().rev().find(|(n, ..)| n == name) {
+            if tparams.is_empty() {
+                return Some(t.clone());
+            }
+            let (t, tparams) = (t.clone(), tparams.clone());
+            let fresh: HashMap<usize, RTy> = tparams.iter().map(|&i| (i, self.fresh())).collect();
+            return Some(self.instantiate(&t, &fresh));
         }
         let s = self.globals.lookup(name)?;
         let gens: Vec<RTy> = s.type_params.iter().map(|_| self.fresh()).collect();
         Some(self.of_ty(&s.ty, &gens))
     }
 
+    /// `t` with the rigid type parameters in `fresh` replaced: `[2]t` at `t := α` is `[2]α`,
+    /// of rank `1 + ᾱ`.
+    fn instantiate(&self, t: &RTy, fresh: &HashMap<usize, RTy>) -> RTy {
+        let inst = |t: &RTy| self.instantiate(t, fresh);
+        match self.resolve(&t.base) {
+            Base::Rigid(i) => match fresh.get(&i) {
+                Some(f) => RTy { rank: t.rank.plus(&f.rank), base: f.base.clone() },
+                None => t.clone(),
+            },
+            Base::Arrow(a, b) => RTy {
+                rank: t.rank.clone(),
+                base: Base::Arrow(Box::new(inst(&a)), Box::new(inst(&b))),
+            },
+            Base::Tuple(ts) => {
+                RTy { rank: t.rank.clone(), base: Base::Tuple(ts.iter().map(inst).collect()) }
+            }
+            Base::Record(fs) => RTy {
+                rank: t.rank.clone(),
+                base: Base::Record(fs.iter().map(|(n, f)| (n.clone(), inst(f))).collect()),
+            },
+            Base::Prim | Base::Var(_) | Base::Opaque => t.clone(),
+        }
+    }
+
     fn is_local(&self, name: &str) -> bool {
-        self.locals.iter().any(|(n, _)| n == name)
+        self.locals.iter().any(|(n, ..)| n == name)
     }
 
     /// The definition's type (parameters, then the body's full type).
@@ -383,7 +414,9 @@ impl<'a> Rank<'a> {
                     let i = self.tparams.len();
                     self.tparams.insert(name.clone(), i);
                 }
-                TypeParam::Size { name, .. } => self.locals.push((name.clone(), RTy::prim())),
+                TypeParam::Size { name, .. } => {
+                    self.locals.push((name.clone(), RTy::prim(), Vec::new()))
+                }
             }
         }
         for p in &v.params {
@@ -401,7 +434,7 @@ impl<'a> Rank<'a> {
     fn pat(&mut self, p: &Pat, t: &RTy) {
         self.note(t);
         match &p.kind {
-            PatKind::Var(n) => self.locals.push((n.clone(), t.clone())),
+            PatKind::Var(n) => self.locals.push((n.clone(), t.clone(), Vec::new())),
             PatKind::Wildcard => {}
             PatKind::Tuple(ps) => {
                 let ts: Vec<RTy> = ps.iter().map(|_| self.fresh()).collect();
@@ -647,7 +680,7 @@ impl<'a> Rank<'a> {
                 let rt = self.expr(rhs);
                 let mark = self.locals.len();
                 for (n, _) in sizes {
-                    self.locals.push((n.clone(), RTy::prim()));
+                    self.locals.push((n.clone(), RTy::prim(), Vec::new()));
                 }
                 self.pat(pat, &rt);
                 let bt = self.expr(body);
@@ -657,14 +690,17 @@ impl<'a> Rank<'a> {
             ExprKind::LetFun { name, type_params, params, ret, rhs, body, .. } => {
                 let mark = self.locals.len();
                 let saved = self.tparams.clone();
+                let mut own = Vec::new();
                 for p in type_params {
                     match p {
                         TypeParam::Type { name, .. } => {
-                            let i = self.tparams.len();
+                            // Numbered past every type parameter in scope, so they stay apart.
+                            let i = self.tparams.values().max().map_or(0, |m| m + 1);
                             self.tparams.insert(name.clone(), i);
+                            own.push(i);
                         }
                         TypeParam::Size { name, .. } => {
-                            self.locals.push((name.clone(), RTy::prim()))
+                            self.locals.push((name.clone(), RTy::prim(), Vec::new()))
                         }
                     }
                 }
@@ -680,7 +716,7 @@ impl<'a> Rank<'a> {
                 self.locals.truncate(mark);
                 self.tparams = saved;
                 let ft = pts.into_iter().rev().fold(bt, |acc, p| arrow(p, acc));
-                self.locals.push((name.clone(), ft));
+                self.locals.push((name.clone(), ft, own));
                 let t = self.expr(body);
                 self.locals.truncate(mark);
                 t
@@ -717,7 +753,7 @@ impl<'a> Rank<'a> {
                     LoopForm::For { var, bound, .. } => {
                         let bt = self.expr(bound);
                         self.unify(&bt, &RTy::prim(), bound.span);
-                        self.locals.push((var.clone(), RTy::prim()));
+                        self.locals.push((var.clone(), RTy::prim(), Vec::new()));
                     }
                     LoopForm::ForIn(p, xs) => {
                         let xt = self.expr(xs);
