@@ -3,10 +3,11 @@
 use super::pat::leaf_shapes;
 use crate::types::Type as SType;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use super::builder::{array_ty, boolc, dim_atom, i64t, shape};
 use super::rewrite::Subst;
-use super::sval::{Env, SVal};
+use super::sval::{has_arrow, Env, SFun, SVal};
 use super::{internal, unsupported, LResult, Lowerer};
 use crate::diag::Span;
 use crate::ir::{Atom, Body, CmpOp, Dim, DimIndex, Exp, LoopForm, Param, Type, Var};
@@ -506,13 +507,42 @@ impl<'a> Lowerer<'a> {
         Ok(SVal::Sum { ctors, tag: Box::new(tag), payloads })
     }
 
-    /// Some value of type `t` (zeros; arrays of zeros with the sizes in scope, or empty).
+    /// Some value of type `t` (zeros; arrays of zeros with the sizes in scope, or empty; for a
+    /// function, one whose results are placeholders).
     pub(crate) fn placeholder(
         &mut self,
         t: &SType,
         env: &Env<'a>,
         span: Span,
     ) -> LResult<SVal<'a>> {
+        if has_arrow(t) {
+            return Ok(match t {
+                SType::Arrow { .. } => {
+                    SVal::Fun(Rc::new(SFun::Placeholder { ty: t.clone(), env: env.clone() }))
+                }
+                SType::Tuple(ts) => SVal::Tuple(
+                    ts.iter().map(|t| self.placeholder(t, env, span)).collect::<LResult<_>>()?,
+                ),
+                SType::Record(fs) => SVal::Record(
+                    fs.iter()
+                        .map(|(n, t)| Ok((n.clone(), self.placeholder(t, env, span)?)))
+                        .collect::<LResult<_>>()?,
+                ),
+                SType::Sum(cs) => {
+                    let mut payloads = Vec::new();
+                    for ts in cs.values() {
+                        let p = ts.iter().map(|t| self.placeholder(t, env, span));
+                        payloads.push(p.collect::<LResult<_>>()?);
+                    }
+                    let tag = SVal::Leaf(
+                        Atom::Const(PrimValue::int(IntType::I8, 0)),
+                        Type::Prim(super::pat::TAG_TYPE),
+                    );
+                    SVal::Sum { ctors: cs.keys().cloned().collect(), tag: Box::new(tag), payloads }
+                }
+                _ => return Err(unsupported(span, "an array of functions")),
+            });
+        }
         let shapes = leaf_shapes(None, t).map_err(|m| unsupported(span, m))?;
         let mut leaves = Vec::new();
         for (elem, dims) in shapes {

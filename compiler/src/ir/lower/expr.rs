@@ -562,7 +562,7 @@ impl<'a> Lowerer<'a> {
             SFun::Top { dec, .. } => self.valdec(*dec).map_or(1, |v| v.params.len().max(1)),
             SFun::Intrinsic { arity, .. } => (*arity).max(1),
             SFun::Op(_) | SFun::Flip(_) => 2,
-            SFun::Project(_) | SFun::Compose { .. } => 1,
+            SFun::Project(_) | SFun::Compose { .. } | SFun::Placeholder { .. } => 1,
             SFun::Partial { f, args } => self.arity(f).saturating_sub(args.len()).max(1),
         }
     }
@@ -624,6 +624,10 @@ impl<'a> Lowerer<'a> {
                 all.extend(args);
                 self.call(g, all, span)
             }
+            SFun::Placeholder { ty, env } => match ty {
+                SType::Arrow { to, .. } => self.placeholder(to, env, span),
+                _ => Err(internal(span, "placeholder of a non-function")),
+            },
         }
     }
 

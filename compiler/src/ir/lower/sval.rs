@@ -58,6 +58,9 @@ pub enum SFun<'a> {
     Flip(Rc<SFun<'a>>),
     /// `first >-> then`.
     Compose { first: Rc<SFun<'a>>, then: Rc<SFun<'a>> },
+    /// A function of type `ty` in the payload of a constructor a sum value does not have: only
+    /// a `match` branch that is not taken applies it, so its results are placeholders too.
+    Placeholder { ty: SType, env: Env<'a> },
 }
 
 /// A lexical environment: local bindings (innermost first), how many top-level declarations are
