@@ -123,6 +123,9 @@ pub(crate) enum Kind {
     BindSizes { pat: Ty, rhs: Ty, names: Vec<Name> },
     /// `0..<n`: the range has size `n` if `n` is an `i64`, else an existential.
     RangeSize { elem: Ty, name: Name, dim: Dim },
+    /// `a[i:j] = v`: `v` has the type of the part of `a` it replaces; where either size is known
+    /// only at run time (`a[0:k] = b[i:i+k]`), they are compared there (lowering checks them).
+    UpdateValue { slot: Ty, value: Ty },
     /// A use of a local function with size or type parameters: instantiate them afresh.
     InstSizes { ty: Ty, sizes: Vec<Name>, tvars: Vec<TVar>, result: Ty },
 }
@@ -317,6 +320,7 @@ impl fmt::Display for Constraint {
                 write!(f, "let [{}] {pat} = {rhs} {at}", names.join("] ["))
             }
             Kind::RangeSize { elem, name, dim } => write!(f, "{dim} = {name} if {elem} = i64 {at}"),
+            Kind::UpdateValue { slot, value } => write!(f, "{slot} = {value} updated {at}"),
             Kind::InstSizes { ty, sizes, tvars, result } => {
                 let ts: String = tvars.iter().map(|v| format!(" 't{v}")).collect();
                 write!(f, "{result} instance of [{}]{ts} {ty} {at}", sizes.join("] ["))

@@ -141,6 +141,11 @@ impl<'g> Gen<'g> {
         self.push(Kind::Eq { expected, found }, span, reason);
     }
 
+    /// The value written by an in-place update has the type of the part it replaces.
+    fn update_value(&mut self, slot: Ty, value: Ty, span: Span) {
+        self.push(Kind::UpdateValue { slot, value }, span, Reason::UpdateValue);
+    }
+
     fn fresh(&mut self, span: Span) -> Ty {
         self.store.fresh_tvar(span)
     }
@@ -669,7 +674,7 @@ impl<'g> Gen<'g> {
                     Reason::None,
                 );
                 let tv = self.expr(value);
-                self.eq(elem, tv, value.span, Reason::UpdateValue);
+                self.update_value(elem, tv, value.span);
                 let mark = self.locals.len();
                 self.push_local(Local {
                     id: 0,
@@ -691,7 +696,7 @@ impl<'g> Gen<'g> {
                     Reason::None,
                 );
                 let tv = self.expr(v);
-                self.eq(elem, tv, v.span, Reason::UpdateValue);
+                self.update_value(elem, tv, v.span);
                 arr
             }
             ExprKind::RecordUpdate(x, fields, v) => {

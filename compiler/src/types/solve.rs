@@ -192,6 +192,28 @@ impl<'s> Solver<'s> {
                 }
             }
             Kind::LoopResult { param, init, body } => self.loop_result(c, param, init, body),
+            Kind::UpdateValue { slot, value } => {
+                let shape = Mode { ignore_dims: true, ..Mode::default() };
+                if let Err(m) = self.store.unify(slot, value, shape) {
+                    self.mismatch(m, c.span, &c.reason, slot, value);
+                    return Step::Done;
+                }
+                let mut pairs = Vec::new();
+                self.store.zip_dims3(slot, value, value, &mut pairs);
+                for (s, v, _) in pairs {
+                    let (s, v) = (self.store.dim(&s), self.store.dim(&v));
+                    let run_time =
+                        |d: &Dim| d.names().iter().any(|n| self.store.invented.contains_key(n));
+                    let open = matches!(s, Dim::Var(_)) || matches!(v, Dim::Var(_));
+                    if s == v || (!open && (run_time(&s) || run_time(&v))) {
+                        continue;
+                    }
+                    if let Err(m) = self.store.unify_dim(&s, &v, Mode::default(), false) {
+                        self.mismatch(m, c.span, &c.reason, slot, value);
+                        return Step::Done;
+                    }
+                }
+            }
             Kind::RangeSize { elem, name, dim } => match self.store.resolve(elem) {
                 Ty::Prim(PrimType::I64) => {
                     let _ =
