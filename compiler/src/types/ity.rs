@@ -271,6 +271,20 @@ impl Ty {
         }
     }
 
+    /// Does the (zonked) type contain `Err`, the type of an expression whose mistake was
+    /// reported?
+    pub fn has_err(&self) -> bool {
+        match self {
+            Ty::Err => true,
+            Ty::Arrow { from, to, .. } => from.has_err() || to.has_err(),
+            Ty::Array { elem, .. } => elem.has_err(),
+            Ty::Tuple(ts) => ts.iter().any(Ty::has_err),
+            Ty::Record(fs) => fs.values().any(Ty::has_err),
+            Ty::Sum(cs) => cs.values().flatten().any(Ty::has_err),
+            Ty::Prim(_) | Ty::Var(_) | Ty::Gen(_) => false,
+        }
+    }
+
     pub fn contains_arrow(&self) -> bool {
         match self {
             Ty::Arrow { .. } => true,

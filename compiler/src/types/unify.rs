@@ -349,10 +349,12 @@ impl Store {
                         k
                     }
                     // A size not known yet becomes the other branch's, unless that one is
-                    // computed from it or is itself known only at run time (a nested `if`'s).
+                    // computed (from it, or from names the unknown size may not see: `xs[0:i-1]`
+                    // against a parameter's `xs`) or is itself known only at run time (a nested
+                    // `if`'s).
                     (Dim::Var(_), d) | (d, Dim::Var(_)) => {
-                        let existential =
-                            matches!(d, Dim::Name(n) if self.invented.contains_key(n));
+                        let existential = is_compound(d)
+                            || matches!(d, Dim::Name(n) if self.invented.contains_key(n));
                         if !existential && self.unify_dim(&d1, &d2, Mode::default(), false).is_ok()
                         {
                             d1

@@ -334,3 +334,14 @@ fn literals_must_fit_their_type() {
     assert_eq!(text(src, e.span), "300");
     super::types("def f (x: i8) = x + (-128) + 127\ndef g (x: u8) = x + 255");
 }
+
+#[test]
+fn a_definition_that_does_not_check_is_reported_once() {
+    // `main`'s match on `f b` would otherwise be reported too, as matching a value of no type.
+    let src = "type opt = #some i32 | #none
+def f (b: bool) : opt = if b then #some true else #none
+def main b = match f b case #some x -> x case #none -> 0";
+    let es = errors(src);
+    assert_eq!(es.len(), 1, "{es:?}");
+    assert!(es[0].message.contains("expected `i32`, found `bool`"), "{}", es[0].message);
+}
