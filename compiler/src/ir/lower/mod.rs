@@ -54,7 +54,7 @@ use crate::ir::{
     Atom, BinOp, Body, CmpOp, Dim, EntryPoint, EntryShape, EntryType, Exp, FunDef, Param, Program,
     Type, Var,
 };
-use crate::prim::{IntType, PrimType, PrimValue};
+use crate::prim::{PrimType, PrimValue};
 use crate::syntax::ast::{Dec, NodeId, Pat, PatKind, ValDec};
 use crate::types::{CheckedProgram, Size, Type as SType};
 use builder::{i64t, Builder};
@@ -716,6 +716,9 @@ impl<'a> Lowerer<'a> {
                     "argument `{param}` has a constructor index other than {}",
                     names.join(", ")
                 );
+                if ctors.len() > 127 {
+                    return Err(unsupported(span, "sum types with more than 127 constructors"));
+                }
                 let ok = self.tags_in_range(*t, ty, ctors.len(), span)?;
                 self.b.span = span;
                 self.b.assert(ok, msg, Vec::new());
@@ -732,7 +735,7 @@ impl<'a> Lowerer<'a> {
 
     /// Whether every element of `tag` (an `i8` or an array of them) is in `0..n`.
     fn tags_in_range(&mut self, tag: Atom, ty: &Type, n: usize, span: Span) -> LResult<Atom> {
-        let i8t = PrimType::Int(IntType::I8);
+        let i8t = pat::TAG_TYPE;
         let in_range = |b: &mut Builder, t: Atom| {
             let lo = b.cmp(CmpOp::Ge, i8t, t, Atom::Const(PrimValue::I8(0)));
             let hi = b.cmp(CmpOp::Lt, i8t, t, Atom::Const(PrimValue::I8(n as i8)));
@@ -760,19 +763,7 @@ impl<'a> Lowerer<'a> {
         })?;
         let bools = builder::array_ty(PrimType::Bool, vec![td]);
         let oks = self.b.let1("oks", bools, Exp::Map { w: total, lam, arrs: vec![flat] });
-        let all = self.and_lambda();
-        let r = self.b.let1(
-            "all",
-            Type::Prim(PrimType::Bool),
-            Exp::Reduce {
-                w: total,
-                lam: all,
-                neutral: vec![builder::boolc(true)],
-                arrs: vec![oks],
-                commutative: true,
-            },
-        );
-        Ok(Atom::Var(r))
+        Ok(self.all_true(total, oks))
     }
 }
 
@@ -829,10 +820,10 @@ fn entry_leaves(t: &SType) -> Option<(EntryShape, Vec<EntryType>)> {
             ),
             SType::Sum(cs) => {
                 out.push(EntryType {
-                    elem: PrimType::Int(IntType::I8),
+                    elem: pat::TAG_TYPE,
                     rank: outer.len(),
                     unique,
-                    display: entry_display(outer, PrimType::Int(IntType::I8), unique),
+                    display: entry_display(outer, pat::TAG_TYPE, unique),
                 });
                 EntryShape::Sum(
                     cs.iter()

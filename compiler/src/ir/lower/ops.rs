@@ -9,7 +9,7 @@ use super::sval::SVal;
 use super::{internal, unsupported, LResult, Lowerer};
 use crate::diag::Span;
 use crate::intrinsics::split_numeric;
-use crate::ir::{Atom, BinOp, CmpOp, Exp, Lambda, MathFn, Type, UnOp};
+use crate::ir::{Atom, BinOp, CmpOp, Exp, Lambda, MathFn, Type, UnOp, Var};
 use crate::prim::{FloatType, IntType, PrimType, PrimValue};
 
 fn unsigned_of(it: IntType) -> IntType {
@@ -536,19 +536,7 @@ impl<'a> Lowerer<'a> {
             })?;
             let bools = Type::Array { elem: PrimType::Bool, shape: vec![td] };
             let eqs = self.b.let1("eqs", bools, Exp::Map { w: total, lam, arrs: vec![xf, yf] });
-            let all = self.and_lambda();
-            let r = self.b.let1(
-                "all",
-                Type::Prim(PrimType::Bool),
-                Exp::Reduce {
-                    w: total,
-                    lam: all,
-                    neutral: vec![boolc(true)],
-                    arrs: vec![eqs],
-                    commutative: true,
-                },
-            );
-            Ok(Atom::Var(r))
+            Ok(self.all_true(total, eqs))
         })();
         let r = match r {
             Ok(r) => r,
@@ -574,6 +562,23 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `\a b -> a && b`.
+    /// Whether every element of `bools` (of length `w`) is true.
+    pub(crate) fn all_true(&mut self, w: Atom, bools: Var) -> Atom {
+        let all = self.and_lambda();
+        let r = self.b.let1(
+            "all",
+            Type::Prim(PrimType::Bool),
+            Exp::Reduce {
+                w,
+                lam: all,
+                neutral: vec![boolc(true)],
+                arrs: vec![bools],
+                commutative: true,
+            },
+        );
+        Atom::Var(r)
+    }
+
     pub(crate) fn and_lambda(&mut self) -> crate::ir::Lambda {
         let bool_t = Type::Prim(PrimType::Bool);
         let p = self.b.param("a", bool_t.clone());
