@@ -126,6 +126,10 @@ pub(crate) enum Kind {
     /// `a[i:j] = v`: `v` has the type of the part of `a` it replaces; where either size is known
     /// only at run time (`a[0:k] = b[i:i+k]`), they are compared there (lowering checks them).
     UpdateValue { slot: Ty, value: Ty },
+    /// `unflatten` at `[p]t -> [n][m]t`: when only one of the result's sizes is not known once
+    /// everything else is solved, it is `p` divided by the others, if that divides exactly
+    /// (`unflatten (iota (n*m)) : [n][]i64` is `[n][m]`).
+    FactorSizes { ty: Ty, k: usize },
     /// A use of a local function with size or type parameters: instantiate them afresh.
     InstSizes { ty: Ty, sizes: Vec<Name>, tvars: Vec<TVar>, result: Ty },
 }
@@ -321,6 +325,7 @@ impl fmt::Display for Constraint {
             }
             Kind::RangeSize { elem, name, dim } => write!(f, "{dim} = {name} if {elem} = i64 {at}"),
             Kind::UpdateValue { slot, value } => write!(f, "{slot} = {value} updated {at}"),
+            Kind::FactorSizes { ty, k } => write!(f, "factor {k} sizes of {ty} {at}"),
             Kind::InstSizes { ty, sizes, tvars, result } => {
                 let ts: String = tvars.iter().map(|v| format!(" 't{v}")).collect();
                 write!(f, "{result} instance of [{}]{ts} {ty} {at}", sizes.join("] ["))

@@ -798,7 +798,19 @@ impl<'g> Gen<'g> {
             };
         }
         match self.globals.lookup(name) {
-            Some(s) => self.globals.instantiate(&mut self.store, &s, name, span),
+            Some(s) => {
+                let t = self.globals.instantiate(&mut self.store, &s, name, span);
+                let k = match name {
+                    "unflatten" => 2,
+                    "unflatten_3d" => 3,
+                    "unflatten_4d" => 4,
+                    _ => 0,
+                };
+                if k > 0 && self.globals.is_intrinsic(name) {
+                    self.push(Kind::FactorSizes { ty: t.clone(), k }, span, Reason::None);
+                }
+                t
+            }
             None => {
                 self.unknown_var(name, span);
                 Ty::Err

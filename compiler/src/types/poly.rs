@@ -105,6 +105,25 @@ impl<A: Ord + Clone> Poly<A> {
         Some(Poly { terms })
     }
 
+    /// The polynomial divided by `d`, when `d` is one monomial that divides every term
+    /// (`(n*m + n) / n` is `m + 1`).
+    pub fn divide_by_monomial(&self, d: &Self) -> Option<Self> {
+        let [(atoms, k)] = d.terms.as_slice() else { return None };
+        let terms = self
+            .terms
+            .iter()
+            .map(|(m, c)| {
+                let mut rest = m.clone();
+                for a in atoms {
+                    let i = rest.iter().position(|x| x == a)?;
+                    rest.remove(i);
+                }
+                (c.checked_rem(*k)? == 0).then(|| (rest, c / k))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self::from_terms(terms))
+    }
+
     /// The highest number of atoms in a monomial.
     pub fn degree(&self) -> usize {
         self.terms.iter().map(|(m, _)| m.len()).max().unwrap_or(0)
@@ -380,6 +399,20 @@ mod tests {
         );
         assert_eq!(n.scale(6).add(&one).divide_exactly(2), None);
         assert_eq!(n.divide_exactly(0), None);
+    }
+
+    #[test]
+    fn division_by_a_monomial_removes_its_atoms_from_every_term() {
+        let (n, m, one) = (v("n"), v("m"), Poly::constant(1));
+        assert_eq!(n.mul(&m).divide_by_monomial(&n), Some(m.clone()));
+        assert_eq!(n.mul(&m).add(&n).divide_by_monomial(&n), Some(m.add(&one)));
+        assert_eq!(n.mul(&n).scale(4).divide_by_monomial(&n.scale(2)), Some(n.scale(2)));
+        assert_eq!(n.scale(6).divide_by_monomial(&one.scale(3)), Some(n.scale(2)));
+        // Not every term has the atoms, a coefficient does not divide, or not a monomial.
+        assert_eq!(n.mul(&m).add(&one).divide_by_monomial(&n), None);
+        assert_eq!(n.scale(3).divide_by_monomial(&n.scale(2)), None);
+        assert_eq!(n.mul(&m).divide_by_monomial(&n.add(&m)), None);
+        assert_eq!(n.divide_by_monomial(&Poly::constant(0)), None);
     }
 
     #[test]

@@ -105,6 +105,22 @@ impl<'s> Solver<'s> {
         }
         self.last_binds = u64::MAX;
         self.retry();
+        // An `unflatten` result size that nothing else determined: its array's size divided by
+        // the others.
+        let (factor, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|c| matches!(c.kind, Kind::FactorSizes { .. }));
+        self.deferred = rest;
+        let mut factored = false;
+        for c in factor {
+            if let Kind::FactorSizes { ty, k } = &c.kind {
+                factored |= self.factor_sizes(ty, *k);
+            }
+        }
+        if factored {
+            self.last_binds = u64::MAX;
+            self.retry();
+        }
         for (span, what, t) in std::mem::take(&mut self.late) {
             let f = show(self.store, &t);
             self.errors.push(Diagnostic::ty(span, format!("{what}; found `{f}`")));
@@ -192,6 +208,12 @@ impl<'s> Solver<'s> {
                 }
             }
             Kind::LoopResult { param, init, body } => self.loop_result(c, param, init, body),
+            // Done when every size is known; what is left is for `finish`.
+            Kind::FactorSizes { ty, k } => {
+                if self.unflatten_sizes(ty, *k).iter().any(|d| matches!(d, Dim::Var(_))) {
+                    return Step::Defer;
+                }
+            }
             Kind::UpdateValue { slot, value } => {
                 let shape = Mode { ignore_dims: true, ..Mode::default() };
                 if let Err(m) = self.store.unify(slot, value, shape) {
@@ -253,6 +275,42 @@ impl<'s> Solver<'s> {
             }
         }
         Step::Done
+    }
+
+    /// The array's size and the `k` result sizes of `unflatten` at `ty` (`[p]t -> [n][m]t`).
+    fn unflatten_sizes(&self, ty: &Ty, k: usize) -> Vec<Dim> {
+        let Ty::Arrow { from, to, .. } = self.store.resolve(ty) else { return Vec::new() };
+        let Ty::Array { dim, .. } = self.store.resolve(&from) else { return Vec::new() };
+        let mut dims = vec![self.store.dim(&dim)];
+        let mut cur = self.store.resolve(&to);
+        while let (Ty::Array { dim, elem, .. }, true) = (&cur, dims.len() <= k) {
+            dims.push(self.store.dim(dim));
+            cur = self.store.resolve(elem);
+        }
+        dims
+    }
+
+    /// Bind the one unknown result size of an `unflatten` to the quotient of its array's size by
+    /// the others, when that divides exactly; whether it did.
+    fn factor_sizes(&mut self, ty: &Ty, k: usize) -> bool {
+        let dims = self.unflatten_sizes(ty, k);
+        let Some((p, result)) = dims.split_first() else { return false };
+        let has_var = |d: &Dim| {
+            let mut v = false;
+            super::poly::for_each_atom(d, &mut |a| v |= matches!(a, Dim::Var(_)));
+            v
+        };
+        let unknown: Vec<&Dim> = result.iter().filter(|d| matches!(d, Dim::Var(_))).collect();
+        let ([var], false) = (unknown.as_slice(), has_var(p)) else { return false };
+        let mut product = super::poly::Poly::constant(1);
+        for d in result.iter().filter(|d| !matches!(d, Dim::Var(_))) {
+            if has_var(d) {
+                return false;
+            }
+            product = product.mul(&super::poly::to_poly(d));
+        }
+        let Some(q) = super::poly::to_poly(p).divide_by_monomial(&product) else { return false };
+        self.store.unify_dim(var, &super::poly::from_poly(q), Mode::default(), false).is_ok()
     }
 
     fn field(&mut self, c: &Constraint, record: &Ty, field: &str, ty: &Ty) -> Step {
