@@ -9,6 +9,7 @@ use super::{
     Kernel, Site, Tiles, WORKGROUP,
 };
 use super::{staged, tile};
+use crate::diag::Span;
 use crate::ir::{self, Atom, DimIndex, Exp, Type, Var};
 use crate::prim::PrimType;
 
@@ -1065,20 +1066,15 @@ impl HostGen<'_> {
         arrs: &[Var],
         group: bool,
     ) -> R<(Dispatch, Vec<Atom>, i64)> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
         let mut local = (Vec::new(), 0);
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
-            gen.wide = self.wide;
-            let rk = super::rows::emit(&mut gen, s, lam, arrs, group)?;
+        let name = if group { "rowgroup" } else { "rowthread" };
+        let d = self.build(0, s.span, name.into(), |gen| {
+            let rk = super::rows::emit(gen, s, lam, arrs, group)?;
             local = (rk.local, rk.bound);
             let size = if group { super::ROW_LANES } else { WORKGROUP };
-            let wgsl = assemble_sized(&gen, &rk.shared, "", size);
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        let name = if group { "rowgroup" } else { "rowthread" };
-        let d = self.finish(types, sites, res, name.into())?;
+            let wgsl = assemble_sized(gen, &rk.shared, "", size);
+            Ok(wgsl)
+        })?;
         Ok((d, local.0, local.1))
     }
 
@@ -1102,12 +1098,8 @@ impl HostGen<'_> {
             return Err(internal(s.span, "segmented scan"));
         };
         let outer = shape.first().copied().ok_or_else(|| internal(s.span, "segmented scan"))?;
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
-        let res = (|| {
+        let dispatch = self.build(0, s.span, "segscan".into(), |gen| {
             let tys: Vec<PrimType> = st.pat.iter().map(|p| p.ty.elem()).collect();
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
-            gen.wide = self.wide;
             let n = gen.dim(&outer)?;
             gen.line("let gid = i32((wg.x + wg.y * nwg.x) * 256u + lid);");
             gen.line(&format!("if (gid >= {n}) {{ return; }}"));
@@ -1124,7 +1116,7 @@ impl HostGen<'_> {
             let i32t = PrimType::Int(ir_i32());
             let m = gen.atom_i32(w)?;
             let m = gen.let_(&m, i32t);
-            let accs = declare_accs(&mut gen, neutral, &tys)?;
+            let accs = declare_accs(gen, neutral, &tys)?;
             let xs_arrs = sarrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
             let i = gen.fresh("i");
             let l = gen.open_count(&i, "0", &m, 1);
@@ -1144,10 +1136,9 @@ impl HostGen<'_> {
                 gen.line(&format!("b{b}[gid * {m} + {i}] = {};", store(a, *t)));
             }
             gen.close_count(l);
-            let wgsl = assemble(&gen, "", "");
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        let dispatch = self.finish(types, sites, res, "segscan".into())?;
+            let wgsl = assemble(gen, "", "");
+            Ok(wgsl)
+        })?;
         out.push(HostStm::Launch {
             outs: s.pat.clone(),
             shape: vec![outer],
@@ -1296,16 +1287,12 @@ impl HostGen<'_> {
         arrs: &[Var],
         h: usize,
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
-        let res = (|| {
+        self.build(0, s.span, "segreduce".into(), |gen| {
             let red = lam.body.stms.get(h).ok_or_else(|| internal(s.span, "segmented reduce"))?;
             let Exp::Reduce { w, lam: op, neutral, arrs: rarrs, commutative } = &red.exp else {
                 return Err(internal(s.span, "segmented reduce"));
             };
             let tys = scalar_types(&red.pat).ok_or_else(|| internal(s.span, "segmented reduce"))?;
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 0, s.span);
-            gen.wide = self.wide;
             let d0 = shape.first().ok_or_else(|| internal(s.span, "segmented reduce"))?;
             let n = gen.dim(d0)?;
             gen.line("let seg = i32(wg.x + wg.y * nwg.x);");
@@ -1323,7 +1310,7 @@ impl HostGen<'_> {
             let i32t = PrimType::Int(ir_i32());
             let m = gen.atom_i32(w)?;
             let m = gen.let_(&m, i32t);
-            let accs = declare_accs(&mut gen, neutral, &tys)?;
+            let accs = declare_accs(gen, neutral, &tys)?;
             let xs_arrs = rarrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
             let i = gen.fresh("i");
             if *commutative {
@@ -1341,9 +1328,9 @@ impl HostGen<'_> {
                     sc => Ok(sc.clone()),
                 })
                 .collect::<R<Vec<_>>>()?;
-            fold_in(&mut gen, op, &accs, &tys, xs)?;
+            fold_in(gen, op, &accs, &tys, xs)?;
             gen.close();
-            tree_reduce(&mut gen, op, &accs, &tys, s.span)?;
+            tree_reduce(gen, op, &accs, &tys, s.span)?;
             for (j, (p, t)) in red.pat.iter().zip(&tys).enumerate() {
                 let v = gen.let_(&load(&format!("sh{j}[0]"), *t), *t);
                 gen.bind(p.var, KVal::Scalar(v, *t));
@@ -1362,10 +1349,9 @@ impl HostGen<'_> {
                 gen.line(&format!("b{b}[seg] = {};", store(&e, elem)));
             }
             gen.close();
-            let wgsl = assemble(&gen, &shared_decls(&tys, gen.wide), "");
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        self.finish(types, sites, res, "segreduce".into())
+            let wgsl = assemble(gen, &shared_decls(&tys, gen.wide), "");
+            Ok(wgsl)
+        })
     }
 
     /// `scatter` in two launches over the writes, with a temporary word per destination cell
@@ -1411,13 +1397,10 @@ impl HostGen<'_> {
         vals: Var,
         write: bool,
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
         let elem = p.ty.elem();
         let i32t = PrimType::Int(ir_i32());
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            gen.wide = self.wide;
+        let name = if write { "scatter_write" } else { "scatter_winners" };
+        self.build(2, s.span, name.into(), |gen| {
             let acc = if write { Access::Read } else { Access::ReadWrite };
             let win = gen.buffer(BufRef::Temp(0), PrimType::Int(ir_u32()), acc);
             gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
@@ -1470,15 +1453,13 @@ impl HostGen<'_> {
                 gen.line(&format!("atomicMax(&b{win}[{cell}], u32({j} + 1));"));
             }
             gen.close();
-            let wgsl = assemble(&gen, "", "");
+            let wgsl = assemble(gen, "", "");
             if write {
-                return Ok((wgsl, gen.bufs.clone(), gen.args.clone()));
+                return Ok(wgsl);
             }
             let wgsl = atomic_binding(wgsl, win, "u32", "u32", s.span)?;
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        let name = if write { "scatter_write" } else { "scatter_winners" };
-        self.finish(types, sites, res, name.into())
+            Ok(wgsl)
+        })
     }
 
     /// May the statement binding `pat` write into its destination `dest`? `ir::inplace` must
@@ -1590,12 +1571,9 @@ impl HostGen<'_> {
         local: bool,
     ) -> R<Dispatch> {
         let pairs = self.pair_rows(is, vs);
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
         let (bop, t) = op;
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            gen.wide = self.wide;
+        let name = if local { "hist_local" } else { "hist_global" };
+        self.build(2, s.span, name.into(), |gen| {
             let rb = gen.buffer(BufRef::Var(p.var), t, Access::ReadWrite);
             let (ne, _) = gen.scalar(neutral)?;
             let float = matches!(t, PrimType::Float(_));
@@ -1653,8 +1631,8 @@ impl HostGen<'_> {
                         KVal::Arr(a) => gen.index(a, &within),
                         sc => Ok(sc.clone()),
                     };
-                    let (bi, x) = (pick(&mut gen, &ir)?, pick(&mut gen, &vr)?);
-                    add(&mut gen, bi, x)?;
+                    let (bi, x) = (pick(gen, &ir)?, pick(gen, &vr)?);
+                    add(gen, bi, x)?;
                 }
                 gen.close();
             } else {
@@ -1670,7 +1648,7 @@ impl HostGen<'_> {
                     KVal::Arr(a) => gen.index(&a, &["j".to_string()])?,
                     sc => sc,
                 };
-                add(&mut gen, bi, x)?;
+                add(gen, bi, x)?;
                 gen.close();
             }
             let mut shared = String::new();
@@ -1680,7 +1658,7 @@ impl HostGen<'_> {
                 gen.line("let x = atomicLoad(&lh[b]);");
                 gen.open(&format!("if (x != {nw}) {{"));
                 let xv = if float { "bitcast<f32>(x)".to_string() } else { "x".to_string() };
-                atomic_update(&mut gen, &format!("b{rb}[b]"), bop, t, &xv)?;
+                atomic_update(gen, &format!("b{rb}[b]"), bop, t, &xv)?;
                 gen.close();
                 gen.close();
                 shared = format!(
@@ -1688,12 +1666,10 @@ impl HostGen<'_> {
                     super::HIST_LOCAL_BINS
                 );
             }
-            let wgsl = assemble(&gen, &shared, "");
+            let wgsl = assemble(gen, &shared, "");
             let wgsl = atomic_binding(wgsl, rb, gen.storage(t), atom_ty, s.span)?;
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        let name = if local { "hist_local" } else { "hist_global" };
-        self.finish(types, sites, res, name.into())
+            Ok(wgsl)
+        })
     }
 
     /// When a histogram's indices and values are both flattened results of a fused map
@@ -1782,11 +1758,8 @@ impl HostGen<'_> {
         shape: &[ir::Dim],
         parts: bool,
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            gen.wide = self.wide;
+        let name = if parts { "split_parts" } else { "split_finish" };
+        self.build(2, s.span, name.into(), |gen| {
             let dims = shape.iter().map(|d| gen.dim(d)).collect::<R<Vec<_>>>()?;
             let elems = if dims.is_empty() { "1".to_string() } else { dims.join(" * ") };
             gen.line("let w = bitcast<i32>(ogm_args[0][0]);");
@@ -1843,11 +1816,9 @@ impl HostGen<'_> {
                 };
                 gen.line(&format!("b{b}[gid] = {};", store(acc, t)));
             }
-            let wgsl = assemble(&gen, "", "");
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        let name = if parts { "split_parts" } else { "split_finish" };
-        self.finish(types, sites, res, name.into())
+            let wgsl = assemble(gen, "", "");
+            Ok(wgsl)
+        })
     }
 
     fn reduce_pass1(
@@ -1859,13 +1830,10 @@ impl HostGen<'_> {
         tys: &[PrimType],
         tree: bool,
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            gen.wide = self.wide;
+        let name = if tree { "pass1" } else { "flat" };
+        self.build(2, s.span, format!("{}_{name}", exp_name(&s.exp)), |gen| {
             let comm = matches!(s.exp, Exp::Reduce { commutative: true, .. });
-            let accs = thread_fold(&mut gen, lam, neutral, arrs, tys, comm)?;
+            let accs = thread_fold(gen, lam, neutral, arrs, tys, comm)?;
             if !tree {
                 // Each thread's value is a partial; the threads of a contiguous chunk each are
                 // in the order of their chunks.
@@ -1873,22 +1841,40 @@ impl HostGen<'_> {
                     let b = gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite);
                     gen.line(&format!("b{b}[gid] = {};", store(a, *t)));
                 }
-                let wgsl = assemble(&gen, "", "");
-                return Ok((wgsl, gen.bufs.clone(), gen.args.clone()));
+                let wgsl = assemble(gen, "", "");
+                return Ok(wgsl);
             }
             let shared = shared_decls(tys, gen.wide);
-            tree_reduce(&mut gen, lam, &accs, tys, s.span)?;
+            tree_reduce(gen, lam, &accs, tys, s.span)?;
             gen.open("if (lid == 0u) {");
             for (j, t) in tys.iter().enumerate() {
                 let b = gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite);
                 gen.line(&format!("b{b}[wg.x] = sh{j}[0];"));
             }
             gen.close();
-            let wgsl = assemble(&gen, &shared, "");
+            let wgsl = assemble(gen, &shared, "");
+            Ok(wgsl)
+        })
+    }
+
+    /// Build one kernel: `emit` writes it with a fresh generator (`reserved` argument words
+    /// before the kernel's own) and returns its WGSL.
+    fn build(
+        &mut self,
+        reserved: usize,
+        span: Span,
+        name: String,
+        emit: impl FnOnce(&mut Gen) -> R<String>,
+    ) -> R<Dispatch> {
+        let types = std::mem::take(&mut self.types);
+        let mut sites = std::mem::take(&mut self.sites);
+        let res = (|| {
+            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, reserved, span);
+            gen.wide = self.wide;
+            let wgsl = emit(&mut gen)?;
             Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
         })();
-        let name = if tree { "pass1" } else { "flat" };
-        self.finish(types, sites, res, format!("{}_{name}", exp_name(&s.exp)))
+        self.finish(types, sites, res, name)
     }
 
     fn finish(
@@ -1916,34 +1902,29 @@ impl HostGen<'_> {
         neutral: &[Atom],
         tys: &[PrimType],
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
         let k = tys.len();
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            gen.wide = self.wide;
-            partial_chunk(&mut gen);
-            let accs = declare_accs(&mut gen, neutral, tys)?;
+        self.build(2, s.span, format!("{}_pass2", exp_name(&s.exp)), |gen| {
+            partial_chunk(gen);
+            let accs = declare_accs(gen, neutral, tys)?;
             let parts: Vec<usize> = tys
                 .iter()
                 .enumerate()
                 .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, Access::Read))
                 .collect();
             gen.open("for (var g = s2; g < e2; g++) {");
-            fold_step(&mut gen, lam, &accs, tys, |j| format!("b{}[g]", parts[j]))?;
+            fold_step(gen, lam, &accs, tys, |j| format!("b{}[g]", parts[j]))?;
             gen.close();
             let shared = shared_decls(tys, gen.wide);
-            tree_reduce(&mut gen, lam, &accs, tys, s.span)?;
+            tree_reduce(gen, lam, &accs, tys, s.span)?;
             gen.open("if (lid == 0u) {");
             for (j, t) in tys.iter().enumerate() {
                 let b = gen.buffer(BufRef::Temp(k + j), *t, Access::ReadWrite);
                 gen.line(&format!("b{b}[0] = sh{j}[0];"));
             }
             gen.close();
-            let wgsl = assemble(&gen, &shared, "");
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        self.finish(types, sites, res, format!("{}_pass2", exp_name(&s.exp)))
+            let wgsl = assemble(gen, &shared, "");
+            Ok(wgsl)
+        })
     }
 
     /// The exclusive scan of the partial values by one workgroup: each thread folds its share,
@@ -1956,24 +1937,20 @@ impl HostGen<'_> {
         neutral: &[Atom],
         tys: &[PrimType],
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            gen.wide = self.wide;
-            partial_chunk(&mut gen);
-            let accs = declare_accs(&mut gen, neutral, tys)?;
+        self.build(2, s.span, format!("{}_pass2", exp_name(&s.exp)), |gen| {
+            partial_chunk(gen);
+            let accs = declare_accs(gen, neutral, tys)?;
             let parts: Vec<usize> = tys
                 .iter()
                 .enumerate()
                 .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite))
                 .collect();
             gen.open("for (var g = s2; g < e2; g++) {");
-            fold_step(&mut gen, lam, &accs, tys, |j| format!("b{}[g]", parts[j]))?;
+            fold_step(gen, lam, &accs, tys, |j| format!("b{}[g]", parts[j]))?;
             gen.close();
             let shared = shared_decls(tys, gen.wide);
             let neutrals = neutral.iter().map(|a| Ok(gen.scalar(a)?.0)).collect::<R<Vec<_>>>()?;
-            let runs = exclusive_in_workgroup(&mut gen, lam, &accs, tys, &neutrals)?;
+            let runs = exclusive_in_workgroup(gen, lam, &accs, tys, &neutrals)?;
             gen.open("for (var g = s2; g < e2; g++) {");
             let xs: Vec<KVal> = tys
                 .iter()
@@ -1985,12 +1962,11 @@ impl HostGen<'_> {
             for (j, (a, t)) in runs.iter().zip(tys).enumerate() {
                 gen.line(&format!("b{}[g] = {};", parts[j], store(a, *t)));
             }
-            fold_in(&mut gen, lam, &runs, tys, xs)?;
+            fold_in(gen, lam, &runs, tys, xs)?;
             gen.close();
-            let wgsl = assemble(&gen, &shared, "");
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        self.finish(types, sites, res, format!("{}_pass2", exp_name(&s.exp)))
+            let wgsl = assemble(gen, &shared, "");
+            Ok(wgsl)
+        })
     }
 
     /// A scan's first (`!third`) or third pass with tiles staged in workgroup memory
@@ -2006,11 +1982,8 @@ impl HostGen<'_> {
         k: u32,
         third: bool,
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            gen.wide = self.wide;
+        let name = if third { "staged_pass3" } else { "staged_pass1" };
+        self.build(2, s.span, format!("{}_{name}", exp_name(&s.exp)), |gen| {
             let access = if third { Access::Read } else { Access::ReadWrite };
             let parts: Vec<usize> = tys
                 .iter()
@@ -2018,20 +1991,18 @@ impl HostGen<'_> {
                 .map(|(j, t)| gen.buffer(BufRef::Temp(j), *t, access))
                 .collect();
             if third {
-                let outs = scan_outputs(&mut gen, s, tys)?;
-                staged::pass3(&mut gen, lam, neutral, arrs, tys, k, &parts, &outs)?;
+                let outs = scan_outputs(gen, s, tys)?;
+                staged::pass3(gen, lam, neutral, arrs, tys, k, &parts, &outs)?;
             } else if staged::commutes(lam) {
-                staged::pass1_commutative(&mut gen, lam, neutral, arrs, tys, k, &parts)?;
-                let wgsl = assemble(&gen, &shared_decls(tys, gen.wide), "");
-                return Ok((wgsl, gen.bufs.clone(), gen.args.clone()));
+                staged::pass1_commutative(gen, lam, neutral, arrs, tys, k, &parts)?;
+                let wgsl = assemble(gen, &shared_decls(tys, gen.wide), "");
+                return Ok(wgsl);
             } else {
-                staged::pass1(&mut gen, lam, neutral, arrs, tys, k, &parts)?;
+                staged::pass1(gen, lam, neutral, arrs, tys, k, &parts)?;
             }
-            let wgsl = assemble(&gen, &staged::shared_decls(tys, k, gen.wide), "");
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        let name = if third { "staged_pass3" } else { "staged_pass1" };
-        self.finish(types, sites, res, format!("{}_{name}", exp_name(&s.exp)))
+            let wgsl = assemble(gen, &staged::shared_decls(tys, k, gen.wide), "");
+            Ok(wgsl)
+        })
     }
 
     /// A scan in one pass with a decoupled look-back ([`staged::single_pass`]); its temporary
@@ -2045,20 +2016,15 @@ impl HostGen<'_> {
         tys: &[PrimType],
         k: u32,
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
-        let res = (|| {
+        self.build(3, s.span, format!("{}_single_pass", exp_name(&s.exp)), |gen| {
             // Reserved words: the width, the tiles and the look-back's polls.
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 3, s.span);
-            gen.wide = self.wide;
             let flags = gen.buffer(BufRef::Temp(0), PrimType::Int(ir_u32()), Access::ReadWrite);
-            let outs = scan_outputs(&mut gen, s, tys)?;
-            staged::single_pass(&mut gen, lam, neutral, arrs, tys, k, flags, &outs)?;
-            let wgsl = assemble(&gen, &staged::single_pass_decls(tys, k, gen.wide), "");
+            let outs = scan_outputs(gen, s, tys)?;
+            staged::single_pass(gen, lam, neutral, arrs, tys, k, flags, &outs)?;
+            let wgsl = assemble(gen, &staged::single_pass_decls(tys, k, gen.wide), "");
             let wgsl = atomic_binding(wgsl, flags, "u32", "u32", s.span)?;
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        self.finish(types, sites, res, format!("{}_single_pass", exp_name(&s.exp)))
+            Ok(wgsl)
+        })
     }
 
     fn scan_pass3(
@@ -2069,12 +2035,8 @@ impl HostGen<'_> {
         arrs: &[Var],
         tys: &[PrimType],
     ) -> R<Dispatch> {
-        let types = std::mem::take(&mut self.types);
-        let mut sites = std::mem::take(&mut self.sites);
-        let res = (|| {
-            let mut gen = Gen::new(self.prog, &types, &self.virt, &mut sites, 2, s.span);
-            gen.wide = self.wide;
-            let sums = thread_fold(&mut gen, lam, neutral, arrs, tys, false)?;
+        self.build(2, s.span, format!("{}_pass3", exp_name(&s.exp)), |gen| {
+            let sums = thread_fold(gen, lam, neutral, arrs, tys, false)?;
             let shared = shared_decls(tys, gen.wide);
             // The group's prefix (pass 2) starts the scan of its threads' sums.
             let firsts: Vec<String> = tys
@@ -2085,7 +2047,7 @@ impl HostGen<'_> {
                     load(&format!("b{b}[wg.x]"), *t)
                 })
                 .collect();
-            let accs = exclusive_in_workgroup(&mut gen, lam, &sums, tys, &firsts)?;
+            let accs = exclusive_in_workgroup(gen, lam, &sums, tys, &firsts)?;
             let arrs_k = arrs.iter().map(|a| gen.var(*a)).collect::<R<Vec<_>>>()?;
             let outs: Vec<usize> = tys
                 .iter()
@@ -2106,21 +2068,20 @@ impl HostGen<'_> {
             gen.open(&format!("for (; i < end - {}; i += {u}) {{", u - 1));
             let offsets: Vec<String> = (0..u).map(|j| format!("(i + {j})")).collect();
             let loaded =
-                offsets.iter().map(|o| elements(&mut gen, &arrs_k, o)).collect::<R<Vec<_>>>()?;
+                offsets.iter().map(|o| elements(gen, &arrs_k, o)).collect::<R<Vec<_>>>()?;
             for (o, xs) in offsets.iter().zip(loaded) {
-                fold_in(&mut gen, lam, &accs, tys, xs)?;
-                step(&mut gen, o)?;
+                fold_in(gen, lam, &accs, tys, xs)?;
+                step(gen, o)?;
             }
             gen.close();
             gen.open("for (; i < end; i++) {");
-            let xs = elements(&mut gen, &arrs_k, "i")?;
-            fold_in(&mut gen, lam, &accs, tys, xs)?;
-            step(&mut gen, "i")?;
+            let xs = elements(gen, &arrs_k, "i")?;
+            fold_in(gen, lam, &accs, tys, xs)?;
+            step(gen, "i")?;
             gen.close();
-            let wgsl = assemble(&gen, &shared, "");
-            Ok((wgsl, gen.bufs.clone(), gen.args.clone()))
-        })();
-        self.finish(types, sites, res, format!("{}_pass3", exp_name(&s.exp)))
+            let wgsl = assemble(gen, &shared, "");
+            Ok(wgsl)
+        })
     }
 }
 
