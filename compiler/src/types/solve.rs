@@ -32,6 +32,9 @@ pub(crate) struct Solver<'s> {
     /// Names bound again where they are in scope (`Gen::shadowed`): a size computed from one of
     /// them (`iota (i+1)`, `xs[i:]`) could mean either binding, so it is not computed.
     pub rebound: std::collections::HashSet<Name>,
+    /// Type parameters already reported as not in a class (`x + 1` with `x: t`): one message
+    /// says it, not one per operand.
+    classless: std::collections::HashSet<(u32, String)>,
 }
 
 enum Step {
@@ -51,6 +54,7 @@ impl<'s> Solver<'s> {
             late: Vec::new(),
             slices: HashMap::new(),
             rebound: Default::default(),
+            classless: Default::default(),
         }
     }
 
@@ -642,6 +646,13 @@ impl<'s> Solver<'s> {
                 explain(d, reason, &format!("`{e}`"))
             }
             Mismatch::Class { set, found } => {
+                if let Ty::Var(v) = self.store.resolve(&found) {
+                    if self.store.tvar(v).rigid.is_some()
+                        && !self.classless.insert((v, set.describe()))
+                    {
+                        return;
+                    }
+                }
                 let f = self.show_found(&found);
                 let d = Diagnostic::ty(
                     span,

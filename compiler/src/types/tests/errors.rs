@@ -345,3 +345,13 @@ def main b = match f b case #some x -> x case #none -> 0";
     assert_eq!(es.len(), 1, "{es:?}");
     assert!(es[0].message.contains("expected `i32`, found `bool`"), "{}", es[0].message);
 }
+
+#[test]
+fn a_type_parameter_outside_a_class_is_reported_once() {
+    // Both operands of `+` have type `t`; one message says that `t` is not numeric.
+    let es = errors("def f 't (y: t) = y + 1");
+    assert_eq!(es.len(), 1, "{es:?}");
+    assert!(es[0].message.contains("expected a numeric type, found `t`"), "{}", es[0].message);
+    // Different classes are different mistakes.
+    assert_eq!(errors("def g 't (y: t) = (y + y, y & y)").len(), 2);
+}
