@@ -297,9 +297,6 @@ impl Checker {
         }
 
         let all: Vec<&Ty> = expr_ty.values().chain(pat_ty.values()).collect();
-        // A type that is an error's (a use of a definition that did not check) would only give
-        // the restrictions below more errors about the same mistake.
-        let tainted = all.iter().any(|t| store.zonk(t).has_err());
         let mut ambiguous = Vec::new();
         let mut g = generalise(&mut store, &typing, &all, &mut ambiguous);
         if errors.is_empty() {
@@ -307,8 +304,10 @@ impl Checker {
         }
         let mut types = HashMap::new();
         let mut pats = HashMap::new();
-        convert_table(&store, &expr_ty, &g.quantified, &mut types);
-        convert_table(&store, &pat_ty, &g.quantified, &mut pats);
+        // A type that is an error's (a use of a definition that did not check) would only give
+        // the restrictions below more errors about the same mistake.
+        let tainted = convert_table(&store, &expr_ty, &g.quantified, &mut types)
+            | convert_table(&store, &pat_ty, &g.quantified, &mut pats);
         let next_name = store.next_name;
 
         if errors.is_empty() && !too_deep && !tainted {

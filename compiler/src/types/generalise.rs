@@ -318,14 +318,19 @@ pub(crate) fn to_size(d: &Dim) -> Size {
     })
 }
 
-/// Convert a table of node types.
+/// Convert a table of node types; whether one of them has `Err` in it (the type of an
+/// expression whose mistake was reported).
 pub(crate) fn convert_table(
     store: &Store,
     table: &HashMap<NodeId, Ty>,
     q: &HashMap<TVar, u32>,
     out: &mut HashMap<NodeId, Type>,
-) {
+) -> bool {
+    let mut err = false;
     for (id, t) in table {
-        out.insert(*id, to_type(&store.zonk(t), q));
+        let t = store.zonk(t);
+        err |= t.has_err();
+        out.insert(*id, to_type(&t, q));
     }
+    err
 }

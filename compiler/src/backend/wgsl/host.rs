@@ -1072,8 +1072,7 @@ impl HostGen<'_> {
             let rk = super::rows::emit(gen, s, lam, arrs, group)?;
             local = (rk.local, rk.bound);
             let size = if group { super::ROW_LANES } else { WORKGROUP };
-            let wgsl = assemble_sized(gen, &rk.shared, "", size);
-            Ok(wgsl)
+            Ok(assemble_sized(gen, &rk.shared, "", size))
         })?;
         Ok((d, local.0, local.1))
     }
@@ -1136,8 +1135,7 @@ impl HostGen<'_> {
                 gen.line(&format!("b{b}[gid * {m} + {i}] = {};", store(a, *t)));
             }
             gen.close_count(l);
-            let wgsl = assemble(gen, "", "");
-            Ok(wgsl)
+            Ok(assemble(gen, "", ""))
         })?;
         out.push(HostStm::Launch {
             outs: s.pat.clone(),
@@ -1349,8 +1347,7 @@ impl HostGen<'_> {
                 gen.line(&format!("b{b}[seg] = {};", store(&e, elem)));
             }
             gen.close();
-            let wgsl = assemble(gen, &shared_decls(&tys, gen.wide), "");
-            Ok(wgsl)
+            Ok(assemble(gen, &shared_decls(&tys, gen.wide), ""))
         })
     }
 
@@ -1457,8 +1454,7 @@ impl HostGen<'_> {
             if write {
                 return Ok(wgsl);
             }
-            let wgsl = atomic_binding(wgsl, win, "u32", "u32", s.span)?;
-            Ok(wgsl)
+            atomic_binding(wgsl, win, "u32", "u32", s.span)
         })
     }
 
@@ -1667,8 +1663,7 @@ impl HostGen<'_> {
                 );
             }
             let wgsl = assemble(gen, &shared, "");
-            let wgsl = atomic_binding(wgsl, rb, gen.storage(t), atom_ty, s.span)?;
-            Ok(wgsl)
+            atomic_binding(wgsl, rb, gen.storage(t), atom_ty, s.span)
         })
     }
 
@@ -1816,8 +1811,7 @@ impl HostGen<'_> {
                 };
                 gen.line(&format!("b{b}[gid] = {};", store(acc, t)));
             }
-            let wgsl = assemble(gen, "", "");
-            Ok(wgsl)
+            Ok(assemble(gen, "", ""))
         })
     }
 
@@ -1841,8 +1835,7 @@ impl HostGen<'_> {
                     let b = gen.buffer(BufRef::Temp(j), *t, Access::ReadWrite);
                     gen.line(&format!("b{b}[gid] = {};", store(a, *t)));
                 }
-                let wgsl = assemble(gen, "", "");
-                return Ok(wgsl);
+                return Ok(assemble(gen, "", ""));
             }
             let shared = shared_decls(tys, gen.wide);
             tree_reduce(gen, lam, &accs, tys, s.span)?;
@@ -1852,8 +1845,7 @@ impl HostGen<'_> {
                 gen.line(&format!("b{b}[wg.x] = sh{j}[0];"));
             }
             gen.close();
-            let wgsl = assemble(gen, &shared, "");
-            Ok(wgsl)
+            Ok(assemble(gen, &shared, ""))
         })
     }
 
@@ -1922,8 +1914,7 @@ impl HostGen<'_> {
                 gen.line(&format!("b{b}[0] = sh{j}[0];"));
             }
             gen.close();
-            let wgsl = assemble(gen, &shared, "");
-            Ok(wgsl)
+            Ok(assemble(gen, &shared, ""))
         })
     }
 
@@ -1964,8 +1955,7 @@ impl HostGen<'_> {
             }
             fold_in(gen, lam, &runs, tys, xs)?;
             gen.close();
-            let wgsl = assemble(gen, &shared, "");
-            Ok(wgsl)
+            Ok(assemble(gen, &shared, ""))
         })
     }
 
@@ -1995,13 +1985,11 @@ impl HostGen<'_> {
                 staged::pass3(gen, lam, neutral, arrs, tys, k, &parts, &outs)?;
             } else if staged::commutes(lam) {
                 staged::pass1_commutative(gen, lam, neutral, arrs, tys, k, &parts)?;
-                let wgsl = assemble(gen, &shared_decls(tys, gen.wide), "");
-                return Ok(wgsl);
+                return Ok(assemble(gen, &shared_decls(tys, gen.wide), ""));
             } else {
                 staged::pass1(gen, lam, neutral, arrs, tys, k, &parts)?;
             }
-            let wgsl = assemble(gen, &staged::shared_decls(tys, k, gen.wide), "");
-            Ok(wgsl)
+            Ok(assemble(gen, &staged::shared_decls(tys, k, gen.wide), ""))
         })
     }
 
@@ -2022,8 +2010,7 @@ impl HostGen<'_> {
             let outs = scan_outputs(gen, s, tys)?;
             staged::single_pass(gen, lam, neutral, arrs, tys, k, flags, &outs)?;
             let wgsl = assemble(gen, &staged::single_pass_decls(tys, k, gen.wide), "");
-            let wgsl = atomic_binding(wgsl, flags, "u32", "u32", s.span)?;
-            Ok(wgsl)
+            atomic_binding(wgsl, flags, "u32", "u32", s.span)
         })
     }
 
@@ -2079,8 +2066,7 @@ impl HostGen<'_> {
             fold_in(gen, lam, &accs, tys, xs)?;
             step(gen, "i")?;
             gen.close();
-            let wgsl = assemble(gen, &shared, "");
-            Ok(wgsl)
+            Ok(assemble(gen, &shared, ""))
         })
     }
 }
