@@ -817,7 +817,7 @@ impl<D: Device> Exec<'_, D> {
                 }
                 self.env.insert(pat.var, HVal::arr(buf, elem, shape));
             }
-            HostStm::Launch { outs, shape, dispatch, tiled, fill, span } => {
+            HostStm::Launch { outs, shape, dispatch, tiled, fill, empty_rows, span } => {
                 if let (Some(v), [p]) = (fill, outs.as_slice()) {
                     if self.filled_on_host(p, v, *span).await? {
                         return Ok(());
@@ -846,6 +846,12 @@ impl<D: Device> Exec<'_, D> {
                         None => (dispatch, total.div_ceil(WORKGROUP as u64)),
                     };
                     self.run_dispatch(dispatch, &[], &[], groups, *span).await?;
+                } else if let (Some(check), Some(rows)) = (empty_rows, shape.first()) {
+                    let rows = self.dim(rows, *span)?.max(0) as u64;
+                    if rows > 0 {
+                        let groups = rows.div_ceil(WORKGROUP as u64);
+                        self.run_dispatch(check, &[], &[], groups, *span).await?;
+                    }
                 }
             }
             HostStm::SegReduce { outs, shape, seg_w, group, thread, span } => {

@@ -286,8 +286,10 @@ fn mentions(s: &HostStm, v: Var) -> bool {
             crate::ad::walk::exp_vars(&mut e, &mut |x, _| found |= *x == v);
             found
         }
-        HostStm::Launch { dispatch, tiled, .. } => {
-            disp(dispatch) || tiled.as_ref().is_some_and(|t| disp(&t.software))
+        HostStm::Launch { dispatch, tiled, empty_rows, .. } => {
+            disp(dispatch)
+                || tiled.as_ref().is_some_and(|t| disp(&t.software))
+                || empty_rows.as_ref().is_some_and(disp)
         }
         HostStm::SegReduce { seg_w, group, thread, .. } => {
             seg_w.as_ref().is_some_and(atom) || disp(group) || disp(thread)
@@ -824,16 +826,24 @@ impl HostGen<'_> {
                 None => groups.push((shape.clone(), vec![k])),
             }
         }
-        if let (true, Exp::Map { w, .. }) = (groups.is_empty(), &s.exp) {
-            // A map kept only for what may fail in its function (its results were dead): an
-            // invocation per element runs its checks, which `only_results` keeps.
-            let d = match w {
-                Atom::Var(v) => ir::Dim::Var(*v),
-                Atom::Const(crate::prim::PrimValue::I64(c)) => ir::Dim::Const(*c),
-                Atom::Const(_) => return Err(internal(s.span, "a map's width")),
-            };
-            groups.push((vec![d], Vec::new()));
+        // A map whose results are all rows gets a kernel for when every row is empty (its
+        // element kernels then have no invocations): one invocation per row runs what may fail
+        // in the function, which `only_results` keeps. A map kept only for what may fail in its
+        // function (its results were dead) is that kernel alone.
+        let mut rows_check = false;
+        if let Exp::Map { w, lam, .. } = &s.exp {
+            let rows = !groups.is_empty() && groups.iter().all(|g| g.0.len() > 1);
+            rows_check = rows && !super::kernel::only_results(&lam.body, &[]).0.stms.is_empty();
+            if groups.is_empty() || rows_check {
+                let d = match w {
+                    Atom::Var(v) => ir::Dim::Var(*v),
+                    Atom::Const(crate::prim::PrimValue::I64(c)) => ir::Dim::Const(*c),
+                    Atom::Const(_) => return Err(internal(s.span, "a map's width")),
+                };
+                groups.insert(0, (vec![d], Vec::new()));
+            }
         }
+        let mut empty_rows = None;
         let fill = match &s.exp {
             Exp::Replicate { value: Atom::Const(c), .. } => Some(Atom::Const(*c)),
             Exp::Replicate { value: Atom::Var(v), .. }
@@ -843,9 +853,11 @@ impl HostGen<'_> {
             }
             _ => None,
         };
-        for (shape, ks) in groups {
+        for (g, (shape, ks)) in groups.into_iter().enumerate() {
             let ks2 = ks.clone();
-            self.launch(s, shape, ks, out, |gen, idx| {
+            let mut checks = Vec::new();
+            let dest = if g == 0 && rows_check { &mut checks } else { &mut *out };
+            self.launch(s, shape, ks, dest, |gen, idx| {
                 match &s.exp {
                     // A map's function runs once for all its results.
                     Exp::Map { lam, arrs, .. } => {
@@ -887,8 +899,13 @@ impl HostGen<'_> {
                     }
                 }
             })?;
-            if let Some(HostStm::Launch { fill: f, .. }) = out.last_mut() {
+            if let [HostStm::Launch { dispatch, .. }] = checks.as_slice() {
+                empty_rows = Some(dispatch.clone());
+                continue;
+            }
+            if let Some(HostStm::Launch { fill: f, empty_rows: e, .. }) = out.last_mut() {
                 *f = fill;
+                *e = empty_rows.clone();
             }
         }
         Ok(())
@@ -941,6 +958,7 @@ impl HostGen<'_> {
             dispatch: Dispatch { kernel, args, bufs: bufs.iter().map(|b| b.0).collect() },
             tiled: None,
             fill: None,
+            empty_rows: None,
             span: s.span,
         });
         Ok(())
@@ -1143,6 +1161,7 @@ impl HostGen<'_> {
             dispatch,
             tiled: None,
             fill: None,
+            empty_rows: None,
             span: s.span,
         });
         Ok(())
@@ -1225,6 +1244,7 @@ impl HostGen<'_> {
             dispatch: gpu,
             tiled: Some(Tiles { side, group, software, software_side: tile::SOFTWARE_SIDE }),
             fill: None,
+            empty_rows: None,
             span: s.span,
         });
         Ok(())

@@ -131,6 +131,11 @@ pub enum HostStm {
         /// small array on the host instead, uploading it and keeping its words there for the
         /// host's reads and writes of single elements (reverse mode's saves of a loop).
         fill: Option<Atom>,
+        /// For a map whose results are rows: when `shape` has no elements but its first
+        /// dimension does (every row is empty), this kernel runs the map's function once per
+        /// row for what may fail in it, as the interpreter does; `dispatch` has no invocations
+        /// then. `None` when nothing in the function may fail.
+        empty_rows: Option<Dispatch>,
         span: Span,
     },
     /// A map whose function ends in a scalar `reduce` (a segmented reduction): `group` runs one

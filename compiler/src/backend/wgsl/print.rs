@@ -112,7 +112,7 @@ impl Printer<'_> {
                         let _ = writeln!(out, "{pad}{l}");
                     }
                 }
-                HostStm::Launch { outs, shape, dispatch, tiled, fill, .. } => {
+                HostStm::Launch { outs, shape, dispatch, tiled, fill, empty_rows, .. } => {
                     let dims: String = shape.iter().map(|d| format!("[{}]", self.dim(d))).collect();
                     let per = match tiled {
                         Some(Tiles { group: Some(g), side, .. }) => {
@@ -129,6 +129,13 @@ impl Printer<'_> {
                     );
                     if let Some(v) = fill {
                         let _ = writeln!(out, "{pad}  when small: {} on the host", self.atom(v));
+                    }
+                    if let Some(d) = empty_rows {
+                        let _ = writeln!(
+                            out,
+                            "{pad}  when every row is empty: per row {}",
+                            self.dispatch(d)
+                        );
                     }
                     if let Some(t) = tiled {
                         let _ = writeln!(
