@@ -723,19 +723,30 @@ impl<'p> Gen<'p> {
         let ps: Vec<LocalId> = lam.params.iter().map(|p| self.bind(p, s.span)).collect();
         let (acc, xs) = ps.split_at(neutral.len().min(ps.len()));
         self.assign(b, acc, neutral);
-        // The map's result that each of the scan's arrays is.
-        let from: Vec<Atom> = arrs
-            .iter()
-            .filter_map(|a| m.pat.iter().position(|p| p.var == *a).map(|i| f.body.result[i]))
-            .collect();
+        // The map's result that each of the scan's arrays is; the scan's other arrays are read.
+        let (mut mapped, mut from, mut read, mut direct) = (vec![], vec![], vec![], vec![]);
+        for (x, a) in xs.iter().zip(arrs) {
+            match m.pat.iter().position(|p| p.var == *a) {
+                Some(i) => {
+                    mapped.push(*x);
+                    from.push(f.body.result[i]);
+                }
+                None => {
+                    read.push(*x);
+                    direct.push(*a);
+                }
+            }
+        }
+        self.check_width(b, wl, w, &direct, "scan", s.span);
         let arena = self.arena;
         self.for_step(b, None, wl, 1, |g, b, j| {
             let mark = arena.mark(&mut g.module, b);
             g.bind_rows(b, &fps, fxs, j);
             g.body(b, &f.body);
-            g.assign(b, xs, &from);
+            g.assign(b, &mapped, &from);
             // The values are scalars: what the map's function allocated is dead.
             arena.restore(b, mark);
+            g.bind_rows(b, &read, &direct, j);
             g.body(b, &lam.body);
             g.assign(b, acc, &lam.body.result);
             for ((out, row, elem), p) in outs.iter().zip(&lam.params) {
