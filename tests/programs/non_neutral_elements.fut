@@ -39,3 +39,21 @@ entry rows (n: i64) : ([3]i64, [2]i64, [3][2]i64, [4]i64) =
   let scanned = scan (map2 (+)) [0, 1] (replicate 3 [1, 2])
   let counts = hist (+) 7 4 (map (% 4) (iota n)) (replicate n 1)
   in (per_row, pairs, scanned, counts)
+
+-- Tuples whose components each combine their own pair (sums, a product, a minimum, which is
+-- left alone), directly and through a function.
+def add_pairs ((a, b): (i64, f32)) ((c, d): (i64, f32)) : (i64, f32) = (a + c, b + d)
+
+-- ==
+-- entry: tuples
+-- input { 0i64 } output { 5i64 0.5f32 2i32 3i64 5i64 0.5f32 }
+-- input { 4i64 } output { 11i64 2.5f32 8i32 0i64 10i64 1.5f32 }
+-- input { 100000i64 } output { 4999950005i64 50000.5f32 0i32 0i64 100006i64 25000.5f32 }
+entry tuples (n: i64) : (i64, f32, i32, i64, i64, f32) =
+  let xs = iota n
+  let (s, h, p, m) =
+    reduce (\(a, b, c, d) (x, y, z, w) -> (a + x, b + y, c * z, i64.min d w)) (5, 0.5, 2, 3)
+           (map (\i -> (i, f32.i64 (i % 2), 1 + i32.i64 (i % 2), i)) xs)
+  let (t, u) = unzip (scan add_pairs (7, 0.5) (map (\i -> (i % 3, f32.i64 (i % 2))) xs))
+  let (t_last, u_last) = if n > 0 then (t[n - 1], u[n / 2]) else (5, 0.5)
+  in (s, h, p, m, t_last, u_last)

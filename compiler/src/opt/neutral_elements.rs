@@ -9,7 +9,9 @@
 //! reduction's are). `min`, `max` and the bitwise and logical connectives are idempotent, so
 //! starting from `ne` more than once changes nothing; they are left alone. Operators on arrays
 //! that apply one of these element by element (`reduce (map2 (+)) [7, 8, 9] rows`) get a
-//! replicated `e` and an element-by-element `ne op`. A histogram's bins start from its
+//! replicated `e` and an element-by-element `ne op`; a tuple whose components each combine their
+//! own pair (`\(a, b) (c, d) -> (a + c, b * d)`, directly or through a call) gets this per
+//! component. A histogram's bins start from its
 //! destination, never from `ne` in the interpreter, so a histogram of scalars simply gets `e`.
 
 use std::collections::HashMap;
@@ -27,8 +29,20 @@ use crate::prim::{PrimType, PrimValue};
 pub fn neutral_elements_once(prog: &mut Program) -> bool {
     let mut names = std::mem::take(&mut prog.names);
     let mut changed = false;
+    // Operators that call a function (`reduce (+^) (1, 0) ps`) are read through the call.
+    let callees: Vec<Option<Lambda>> = prog
+        .funs
+        .iter()
+        .map(|f| {
+            (f.existentials == 0 && f.body.stms.len() <= 8).then(|| Lambda {
+                params: f.params.clone(),
+                body: f.body.clone(),
+                ret: f.ret.clone(),
+            })
+        })
+        .collect();
     for f in &mut prog.funs {
-        changed |= body(&mut f.body, &mut names, &mut HashMap::new());
+        changed |= body(&mut f.body, &mut names, &mut HashMap::new(), &callees);
     }
     prog.names = names;
     changed
@@ -40,9 +54,67 @@ pub fn neutral_elements_once(prog: &mut Program) -> bool {
 fn operator(lam: &Lambda) -> Option<(BinOp, PrimType, bool)> {
     let scalar = elementwise(lam)?;
     let (op, t, acc_left) = single_operator(scalar)?;
-    let repeats_matter = matches!(op, BinOp::Add | BinOp::Mul)
-        || (op == BinOp::Xor && matches!(t, PrimType::Int(_)));
-    repeats_matter.then_some((op, t, acc_left))
+    repeats_matter(op, t).then_some((op, t, acc_left))
+}
+
+fn repeats_matter(op: BinOp, t: PrimType) -> bool {
+    matches!(op, BinOp::Add | BinOp::Mul) || (op == BinOp::Xor && matches!(t, PrimType::Int(_)))
+}
+
+/// The operators of each of a reduction's or scan's values: `operator`'s for one value, and for
+/// a tuple of scalars (`\(a, b) (c, d) -> (a + c, b * d)`) the operator of each component when
+/// each combines only its own pair, `None` for a component whose operator is idempotent
+/// (`min`, `max`, `&`, `|`), which the pass leaves alone.
+fn operators(
+    lam: &Lambda,
+    callees: &[Option<Lambda>],
+) -> Option<Vec<Option<(BinOp, PrimType, bool)>>> {
+    let lam = through_call(lam, callees);
+    if lam.params.len() == 2 {
+        return operator(lam).map(|o| vec![Some(o)]);
+    }
+    let k = lam.body.result.len();
+    if k < 2 || lam.params.len() != 2 * k || lam.body.stms.len() != k {
+        return None;
+    }
+    let mut ops = Vec::new();
+    for (i, r) in lam.body.result.iter().enumerate() {
+        let (acc, x) = (&lam.params[i], &lam.params[k + i]);
+        let stm =
+            lam.body.stms.iter().find(|s| s.pat.len() == 1 && Atom::Var(s.pat[0].var) == *r)?;
+        let Exp::BinOp(op, t, Atom::Var(a), Atom::Var(b)) = &stm.exp else { return None };
+        if acc.ty != Type::Prim(*t) || x.ty != Type::Prim(*t) {
+            return None;
+        }
+        let acc_left = match (*a == acc.var && *b == x.var, *a == x.var && *b == acc.var) {
+            (true, _) => true,
+            (_, true) => false,
+            _ => return None,
+        };
+        if repeats_matter(*op, *t) {
+            ops.push(Some((*op, *t, acc_left)));
+        } else if matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or) {
+            ops.push(None);
+        } else {
+            return None;
+        }
+    }
+    Some(ops)
+}
+
+/// The function that `lam` only calls with its parameters, returning its results, in `lam`'s
+/// place; `lam` itself otherwise.
+fn through_call<'a>(lam: &'a Lambda, callees: &'a [Option<Lambda>]) -> &'a Lambda {
+    let ([stm], res) = (lam.body.stms.as_slice(), &lam.body.result) else { return lam };
+    let Exp::Apply { fun, args } = &stm.exp else { return lam };
+    let passes_params = args.len() == lam.params.len()
+        && args.iter().zip(&lam.params).all(|(a, p)| *a == Atom::Var(p.var));
+    let returns_results =
+        stm.pat.len() == res.len() && stm.pat.iter().zip(res).all(|(p, r)| *r == Atom::Var(p.var));
+    match callees.get(*fun) {
+        Some(Some(f)) if passes_params && returns_results => f,
+        _ => lam,
+    }
 }
 
 fn neutral_of(op: BinOp, t: PrimType) -> PrimValue {
@@ -71,7 +143,12 @@ fn is_neutral(a: &Atom, e: PrimValue, filled: &HashMap<Var, PrimValue>) -> bool 
     }
 }
 
-fn body(b: &mut Body, names: &mut Vec<String>, filled: &mut HashMap<Var, PrimValue>) -> bool {
+fn body(
+    b: &mut Body,
+    names: &mut Vec<String>,
+    filled: &mut HashMap<Var, PrimValue>,
+    callees: &[Option<Lambda>],
+) -> bool {
     let mut changed = false;
     let stms = std::mem::take(&mut b.stms);
     for mut s in stms {
@@ -84,7 +161,7 @@ fn body(b: &mut Body, names: &mut Vec<String>, filled: &mut HashMap<Var, PrimVal
                 filled.insert(p.var, c);
             }
         }
-        for_each_body_mut(&mut s.exp, &mut |inner| changed |= body(inner, names, filled));
+        for_each_body_mut(&mut s.exp, &mut |inner| changed |= body(inner, names, filled, callees));
         if let Exp::Hist { lam, neutral, .. } = &mut s.exp {
             // The interpreter never uses a histogram's `ne` (bins start from `dest`): a parallel
             // backend's private bins start from it, so it must be neutral.
@@ -107,45 +184,63 @@ fn body(b: &mut Body, names: &mut Vec<String>, filled: &mut HashMap<Var, PrimVal
                 continue;
             }
         };
-        let (Some((op, t, acc_left)), [ne], [p]) = (operator(lam), ne.as_slice(), s.pat.as_slice())
-        else {
-            b.stms.push(s);
-            continue;
+        let (ops, mut ne) = match operators(lam, callees) {
+            Some(ops) if ops.len() == ne.len() && ops.len() == s.pat.len() => (ops, ne.clone()),
+            _ => {
+                b.stms.push(s);
+                continue;
+            }
         };
-        let e = neutral_of(op, t);
-        if is_neutral(ne, e, filled) {
+        // The components whose `ne` is not their operator's neutral element.
+        let mut redo = Vec::new();
+        for (i, o) in ops.into_iter().enumerate() {
+            if let Some((op, t, acc_left)) = o {
+                let e = neutral_of(op, t);
+                if !is_neutral(&ne[i], e, filled) {
+                    redo.push((i, op, e, acc_left));
+                }
+            }
+        }
+        if redo.is_empty() {
             b.stms.push(s);
             continue;
         }
-        let (ne, p) = (*ne, p.clone());
         changed = true;
         let span = s.span;
         let is_scan = matches!(s.exp, Exp::Scan { .. });
-        let (elem, shape) = match &p.ty {
-            Type::Prim(t) => (*t, Vec::new()),
-            Type::Array { elem, shape } => (*elem, shape.clone()),
-        };
-        // A scan's result has one dimension more than its elements, which `ne` does not have.
-        let skip = usize::from(is_scan);
-        let ne_shape = shape.get(skip..).unwrap_or_default().to_vec();
-        // The neutral element in `ne`'s place: a scalar, or a replicate of it of `ne`'s shape.
-        let e_atom = if ne_shape.is_empty() {
-            Atom::Const(e)
-        } else {
-            let z = fresh(names, "neutral");
-            let ty = Type::Array { elem, shape: ne_shape.clone() };
-            let exp = Exp::Replicate { shape: ne_shape, value: Atom::Const(e) };
-            b.stms.push(Stm { pat: vec![Param { var: z, ty }], exp, span });
-            Atom::Var(z)
-        };
-        let plain = summed_hists::fresh(names, p.var);
-        if let Exp::Reduce { neutral, .. } | Exp::Scan { neutral, .. } = &mut s.exp {
-            neutral[0] = e_atom;
+        let mut after = Vec::new();
+        for (i, op, e, acc_left) in redo {
+            let p = s.pat[i].clone();
+            let (elem, shape) = match &p.ty {
+                Type::Prim(t) => (*t, Vec::new()),
+                Type::Array { elem, shape } => (*elem, shape.clone()),
+            };
+            // A scan's result has one dimension more than its elements, which `ne` does not
+            // have.
+            let skip = usize::from(is_scan);
+            let ne_shape = shape.get(skip..).unwrap_or_default().to_vec();
+            // The neutral element in `ne`'s place: a scalar, or a replicate of it of `ne`'s
+            // shape.
+            let e_atom = if ne_shape.is_empty() {
+                Atom::Const(e)
+            } else {
+                let z = fresh(names, "neutral");
+                let ty = Type::Array { elem, shape: ne_shape.clone() };
+                let exp = Exp::Replicate { shape: ne_shape, value: Atom::Const(e) };
+                b.stms.push(Stm { pat: vec![Param { var: z, ty }], exp, span });
+                Atom::Var(z)
+            };
+            let plain = summed_hists::fresh(names, p.var);
+            let ne_i = std::mem::replace(&mut ne[i], e_atom);
+            s.pat[i] = Param { var: plain, ty: p.ty.clone() };
+            let exp = combine(names, op, elem, acc_left, ne_i, plain, &shape, skip);
+            after.push(Stm { pat: vec![p], exp, span });
         }
-        s.pat = vec![Param { var: plain, ty: p.ty.clone() }];
+        if let Exp::Reduce { neutral, .. } | Exp::Scan { neutral, .. } = &mut s.exp {
+            *neutral = ne;
+        }
         b.stms.push(s);
-        let exp = combine(names, op, elem, acc_left, ne, plain, &shape, skip);
-        b.stms.push(Stm { pat: vec![p], exp, span });
+        b.stms.extend(after);
     }
     changed
 }
@@ -232,5 +327,27 @@ mod tests {
         let old = ir.lines().find(|l| l.contains("(7i32)") || l.contains("(2i32)"));
         assert!(old.is_none(), "an operator still starts from its old element: {old:?}\n{ir}");
         assert!(ir.contains("(0i32)") && ir.contains("(1i32)"), "{ir}");
+    }
+
+    #[test]
+    fn tuple_components_are_folded_in_once_each() {
+        let src = "def add ((a, b): (i32, i32)) ((c, d): (i32, i32)) = (a + c, b + d)
+                   entry main (xs: []i32) =
+                     (reduce (\\(a, b) (c, d) -> (a * c, i32.min b d)) (3, 4) (zip xs xs),
+                      scan add (5, 0) (zip xs xs))";
+        let (changed, ir, before, after) = rewrite(src, "main", "[1, 2, 3]");
+        assert!(changed);
+        assert_eq!(before, after, "{ir}");
+        // The product starts from 1 and the sum through `add` from 0; the minimum keeps its 4.
+        assert!(ir.contains("(1i32, 4i32)"), "{ir}");
+        assert!(ir.contains("(0i32, 0i32)"), "{ir}");
+    }
+
+    #[test]
+    fn components_that_mix_their_pairs_are_left_alone() {
+        let src = "entry main (xs: []i32) =
+                     reduce (\\(a, b) (c, d) -> (a + d, b + c)) (3, 4) (zip xs xs)";
+        let (changed, ir, _, _) = rewrite(src, "main", "[1, 2, 3]");
+        assert!(!changed, "{ir}");
     }
 }
