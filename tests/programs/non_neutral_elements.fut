@@ -57,3 +57,18 @@ entry tuples (n: i64) : (i64, f32, i32, i64, i64, f32) =
   let (t, u) = unzip (scan add_pairs (7, 0.5) (map (\i -> (i % 3, f32.i64 (i % 2))) xs))
   let (t_last, u_last) = if n > 0 then (t[n - 1], u[n / 2]) else (5, 0.5)
   in (s, h, p, m, t_last, u_last)
+
+-- Histograms with idempotent operators and an element that is not neutral: the interpreter's
+-- bins start from the destination, a GPU's private bins from a true neutral element.
+-- ==
+-- entry: idempotent_hists
+-- input { 0i64 } output { [100f32, 100f32, 100f32, 100f32] [-5i32, -5i32, -5i32, -5i32] [255u8, 255u8, 255u8, 255u8] [false, false, false, false] }
+-- input { 6i64 } output { [0f32, 1f32, 2f32, 3f32] [4i32, 5i32, 2i32, 3i32] [0u8, 1u8, 2u8, 3u8] [false, true, false, false] }
+-- input { 100000i64 } output { [0f32, 1f32, 2f32, 3f32] [99996i32, 99997i32, 99998i32, 99999i32] [0u8, 1u8, 2u8, 3u8] [false, true, false, false] }
+entry idempotent_hists (n: i64) : ([4]f32, [4]i32, [4]u8, [4]bool) =
+  let is = map (% 4) (iota n)
+  let mins = reduce_by_index (replicate 4 100f32) f32.min f32.lowest is (map f32.i64 (iota n))
+  let maxs = reduce_by_index (replicate 4 (-5i32)) i32.max i32.highest is (map i32.i64 (iota n))
+  let ands = reduce_by_index (replicate 4 255u8) (&) 0u8 is (map (\i -> u8.i64 (i % 256)) (iota n))
+  let ors = reduce_by_index (replicate 4 false) (||) true is (map (\i -> i == 5) (iota n))
+  in (mins, maxs, ands, ors)

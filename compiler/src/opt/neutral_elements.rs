@@ -102,6 +102,32 @@ fn operators(
     Some(ops)
 }
 
+/// The neutral element of a histogram's operator on scalars of type `t`, where it has one.
+fn hist_neutral(op: BinOp, t: PrimType) -> Option<PrimValue> {
+    let (lo, hi) = match t {
+        PrimType::Int(i) if i.signed() => {
+            let half = 1i128 << (i.bits() - 1);
+            (PrimValue::int(i, -half), PrimValue::int(i, half - 1))
+        }
+        PrimType::Int(i) => (PrimValue::int(i, 0), PrimValue::int(i, (1i128 << i.bits()) - 1)),
+        PrimType::Float(f) => {
+            (PrimValue::float(f, f64::NEG_INFINITY), PrimValue::float(f, f64::INFINITY))
+        }
+        PrimType::Bool => (PrimValue::Bool(false), PrimValue::Bool(true)),
+    };
+    match op {
+        _ if repeats_matter(op, t) => Some(neutral_of(op, t)),
+        BinOp::Min if t != PrimType::Bool => Some(hi),
+        BinOp::Max if t != PrimType::Bool => Some(lo),
+        BinOp::And if !matches!(t, PrimType::Float(_)) => Some(match t {
+            PrimType::Int(i) => PrimValue::int(i, -1),
+            _ => PrimValue::Bool(true),
+        }),
+        BinOp::Or if !matches!(t, PrimType::Float(_)) => Some(PrimValue::zero(t)),
+        _ => None,
+    }
+}
+
 /// The function that `lam` only calls with its parameters, returning its results, in `lam`'s
 /// place; `lam` itself otherwise.
 fn through_call<'a>(lam: &'a Lambda, callees: &'a [Option<Lambda>]) -> &'a Lambda {
@@ -164,11 +190,13 @@ fn body(
         for_each_body_mut(&mut s.exp, &mut |inner| changed |= body(inner, names, filled, callees));
         if let Exp::Hist { lam, neutral, .. } = &mut s.exp {
             // The interpreter never uses a histogram's `ne` (bins start from `dest`): a parallel
-            // backend's private bins start from it, so it must be neutral.
+            // backend's private bins start from it, so it must be neutral, for the idempotent
+            // operators too (`hist f32.min f32.lowest` would leave every private bin at
+            // `f32.lowest`).
             let scalar = matches!(lam.params.first().map(|p| &p.ty), Some(Type::Prim(_)));
-            if let (Some((op, t, _)), [ne], true) = (operator(lam), neutral.as_mut_slice(), scalar)
-            {
-                let e = neutral_of(op, t);
+            let op = single_operator(through_call(lam, callees)).filter(|_| scalar);
+            let e = op.and_then(|(op, t, _)| hist_neutral(op, t));
+            if let (Some(e), [ne]) = (e, neutral.as_mut_slice()) {
                 if !is_neutral(ne, e, filled) {
                     *ne = Atom::Const(e);
                     changed = true;
@@ -341,6 +369,17 @@ mod tests {
         // The product starts from 1 and the sum through `add` from 0; the minimum keeps its 4.
         assert!(ir.contains("(1i32, 4i32)"), "{ir}");
         assert!(ir.contains("(0i32, 0i32)"), "{ir}");
+    }
+
+    #[test]
+    fn histograms_of_idempotent_operators_get_their_neutral_element() {
+        let src = "entry main (xs: []i64) =
+                     (reduce_by_index (replicate 2 9f32) f32.min f32.lowest xs (map f32.i64 xs),
+                      reduce_by_index (replicate 2 9u8) (|) 1u8 xs (map u8.i64 xs))";
+        let (changed, ir, before, after) = rewrite(src, "main", "[0i64, 1i64, 1i64]");
+        assert!(changed);
+        assert_eq!(before, after, "{ir}");
+        assert!(ir.contains("(f32.inf)") && ir.contains("(0u8)"), "{ir}");
     }
 
     #[test]
