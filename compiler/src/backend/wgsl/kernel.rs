@@ -1387,11 +1387,16 @@ impl<'a> Gen<'a> {
                 self.fail_if(&format!("!{c}"), site, &vals);
             }
             Exp::Scan { lam, neutral, arrs, .. } => {
+                // Whether the elements are scalars, before their neutral elements are read.
+                let vectors = s
+                    .pat
+                    .iter()
+                    .map(|p| self.vector(s, p, "`scan` of arrays in a kernel"))
+                    .collect::<R<Vec<_>>>()?;
                 let neutral = neutral.iter().map(|a| self.scalar(a)).collect::<R<Vec<_>>>()?;
                 let arrs = arrs.iter().map(|a| self.var(*a)).collect::<R<Vec<_>>>()?;
                 let lam = Rc::new(lam.clone());
-                for (k, p) in s.pat.iter().enumerate() {
-                    let (elem, dims) = self.vector(s, p, "`scan` of arrays in a kernel")?;
+                for (k, (p, (elem, dims))) in s.pat.iter().zip(vectors).enumerate() {
                     let d = DArr::Scan {
                         lam: lam.clone(),
                         env: self.env.clone(),
