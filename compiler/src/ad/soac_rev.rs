@@ -152,7 +152,10 @@ impl Ad {
                 let Some((_, yb)) = seeds.first().copied() else { return Ok(()) };
                 let ybv = self.var_of(yb)?;
                 let vty = self.ty(*vals)?;
-                let g = self.gather(ybv, idx, &vty)?;
+                // Of several writes to one cell only the last lands (the interpreter's rule):
+                // only its value gets the cell's adjoint.
+                let won = self.winning_writes(*dest, idx, *w)?;
+                let g = self.gather(ybv, &won, &vty)?;
                 self.add_adj(adjs, &Atom::Var(*vals), Atom::Var(g), true)?;
                 let dty = self.ty(*dest)?;
                 let base = self.let1("adj", dty.clone(), Exp::Copy(ybv));
@@ -195,6 +198,53 @@ impl Ad {
             ty,
             Exp::Index { arr: xs, idx: vec![DimIndex::Slice { start, len: w, stride: i64c(-1) }] },
         ))
+    }
+
+    /// The index arrays `idx` of a `scatter` of `w` values into `dest`, with the first index of
+    /// every write that a later write to the same cell overrides replaced by -1 (out of bounds,
+    /// which `gather` reads as 0): `winners` holds, per cell, one more than the position of
+    /// its last write (a scatter's own rule), and write `j` wins where its cell holds `j + 1`.
+    fn winning_writes(&mut self, dest: Var, idx: &[Var], w: Atom) -> R<Vec<Var>> {
+        let i64t = Type::Prim(PrimType::I64);
+        let shape = super::build::shape_of(&self.ty(dest)?);
+        let cells = shape.get(..idx.len()).ok_or_else(|| internal(self.span, "scatter"))?;
+        let wd = atom_dim(w).ok_or_else(|| internal(self.span, "width"))?;
+        let ws = Type::Array { elem: PrimType::I64, shape: vec![wd] };
+        let zero = self.let1(
+            "winners",
+            Type::Array { elem: PrimType::I64, shape: cells.to_vec() },
+            Exp::Replicate { shape: cells.to_vec(), value: i64c(0) },
+        );
+        let ids = self.let1(
+            "ids",
+            ws.clone(),
+            Exp::Iota { n: w, start: i64c(1), step: i64c(1), it: crate::prim::IntType::I64 },
+        );
+        let winners = self.let1(
+            "winners",
+            Type::Array { elem: PrimType::I64, shape: cells.to_vec() },
+            Exp::Scatter { dest: zero, idx: idx.to_vec(), vals: ids, w },
+        );
+        let at = self.gather(winners, idx, &ws)?;
+        let (Some(first), rest) = (idx.first(), idx.get(1..).unwrap_or_default()) else {
+            return Err(internal(self.span, "scatter without indices"));
+        };
+        let ps = vec![
+            self.param("i", i64t.clone()),
+            self.param("id", i64t.clone()),
+            self.param("at", i64t.clone()),
+        ];
+        let lam = self.lambda(ps, vec![i64t], |ad, ps| {
+            let won = ad.cmp(CmpOp::Eq, PrimType::I64, Atom::Var(ps[1].var), Atom::Var(ps[2].var));
+            let r = ad.let1(
+                "i",
+                Type::Prim(PrimType::I64),
+                Exp::Select(won, Atom::Var(ps[0].var), i64c(-1)),
+            );
+            Ok(vec![Atom::Var(r)])
+        })?;
+        let first = self.let1("idx", ws, Exp::Map { w, lam, arrs: vec![*first, ids, at] });
+        Ok(std::iter::once(first).chain(rest.iter().copied()).collect())
     }
 
     /// `map (\i.. -> if in bounds then src[i..] else 0) is..` with result type `ty`.
