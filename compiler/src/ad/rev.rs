@@ -944,7 +944,8 @@ impl Ad {
             let Some(mut vals) = rest.next().map(|p| p.var) else { break };
             let mut n = w;
             let (Layout::Reads(k) | Layout::Elements(k)) = layout;
-            if *k > 1 {
+            // Element contributions are arrays even when there is one of them (`[1]i64`).
+            if *k > 1 || matches!(layout, Layout::Elements(_)) {
                 // [w][k] → [w·k]: the k contributions of every element, one after another.
                 n = self.bin(BinOp::Mul, PrimType::I64, w, i64c(*k as i64));
                 let nd = super::build::atom_dim(n).ok_or_else(|| internal(s.span, "size"))?;
