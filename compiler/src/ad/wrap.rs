@@ -66,9 +66,24 @@ pub fn wrapper_source(entry: &EntryPoint, name: &str, mode: AdMode) -> Result<St
     let xs = names("x", entry.params.len());
     let pat = if xs.len() == 1 { xs[0].clone() } else { format!("({})", xs.join(", ")) };
     // The entry's source-level arguments from the values, and its result as values.
-    let mut leaves = xs.iter().cloned();
-    let args: Vec<String> =
-        entry.param_shapes.iter().map(|s| assemble(s, &mut leaves, 0)).collect();
+    // An argument the entry consumes (a unique parameter) is a copy: the function's own
+    // parameters are not unique.
+    let used = std::cell::Cell::new(0usize);
+    let mut leaves = xs.iter().cloned().inspect(|_| used.set(used.get() + 1));
+    let args: Vec<String> = entry
+        .param_shapes
+        .iter()
+        .map(|s| {
+            let first = used.get();
+            let arg = assemble(s, &mut leaves, 0);
+            let consumed = entry.params.get(first..used.get()).unwrap_or_default();
+            if consumed.iter().any(|t| t.unique) {
+                format!("(copy {arg})")
+            } else {
+                arg
+            }
+        })
+        .collect();
     let call = format!("{} {}", entry.name, args.join(" "));
     let body = match &entry.result_shape {
         EntryShape::Leaf => call,
@@ -183,6 +198,18 @@ mod tests {
         let both = format!("{src}\n{jvp}\n{vjp}");
         let c = driver::compile(&both).expect("the wrappers check");
         assert!(c.ir.entry("f_jvp").is_some() && c.ir.entry("f_vjp").is_some());
+    }
+
+    #[test]
+    fn consumed_arguments_are_copies() {
+        let src = "entry f (xs: *[3]f32) (p: (*[2]f32, f32)) (ys: [3]f32) : [3]f32 =
+  let xs[0] = p.1 let (zs, _) = p let zs[1] = 0 in map2 (+) xs ys with [2] = zs[0]\n";
+        let e = entry(src, "f");
+        let jvp = wrapper_source(&e, "f_jvp", AdMode::Jvp).unwrap();
+        assert!(jvp.contains("f (copy x0) (copy (x1, x2)) x3)"), "{jvp}");
+        let vjp = wrapper_source(&e, "f_vjp", AdMode::Vjp).unwrap();
+        let both = format!("{src}\n{jvp}\n{vjp}");
+        driver::compile(&both).unwrap_or_else(|d| panic!("{d:?}\n{both}"));
     }
 
     #[test]
