@@ -66,6 +66,15 @@ pub fn main(args: &Args) -> ExitCode {
             if worst <= args.tolerance {
                 crate::outln!("ok: worst relative error {worst:.3e} <= {:.1e}", args.tolerance);
                 ExitCode::SUCCESS
+            } else if worst.is_nan() {
+                // Finite results with a derivative that is not (`f64.sqrt` at 0): no
+                // comparison is possible at these inputs.
+                crate::outln!(
+                    "FAILED: the derivatives or their finite differences are not finite at \
+                     these inputs (as `sqrt`'s derivative at 0); try other inputs (`--stdin`) \
+                     or another `--seed`"
+                );
+                ExitCode::FAILURE
             } else {
                 crate::outln!("FAILED: worst relative error {worst:.3e} > {:.1e}", args.tolerance);
                 ExitCode::FAILURE

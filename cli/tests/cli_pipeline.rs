@@ -187,3 +187,21 @@ fn test_checks_compile_error_tests() {
     assert!(out.stdout.contains("FAIL wrong.fut:2: compile error\n  expected an error matching: type mismatch\n  actual error: wrong.fut:3:"), "{}", out.stdout);
     assert!(out.stdout.ends_with("1 passed, 3 failed, 0 skipped\n"), "{}", out.stdout);
 }
+
+/// `gradcheck`: derivatives that agree with finite differences pass; where they are not finite
+/// (`sqrt` at 0) it fails and says so instead of printing a NaN error.
+#[test]
+fn gradcheck_passes_smooth_entries_and_explains_non_finite_derivatives() {
+    let dir = scratch("gradcheck");
+    write(
+        &dir,
+        "g.fut",
+        "entry main (xs: []f64) : f64 = f64.sqrt (f64.sum (map (\\x -> x * x) xs))\n",
+    );
+    let out = ogham(&dir, &["gradcheck", "g.fut", "--stdin"], "[3.0, 4.0]");
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("ok: worst relative error"), "{}", out.stdout);
+    let out = ogham(&dir, &["gradcheck", "g.fut", "--stdin"], "[0.0, 0.0]");
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("are not finite at these inputs"), "{}", out.stdout);
+}
