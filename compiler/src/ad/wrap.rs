@@ -68,16 +68,16 @@ pub fn wrapper_source(entry: &EntryPoint, name: &str, mode: AdMode) -> Result<St
     // The entry's source-level arguments from the values, and its result as values.
     // An argument the entry consumes (a unique parameter) is a copy: the function's own
     // parameters are not unique.
-    let used = std::cell::Cell::new(0usize);
-    let mut leaves = xs.iter().cloned().inspect(|_| used.set(used.get() + 1));
+    let mut leaves = xs.iter().cloned();
+    let mut first = 0;
     let args: Vec<String> = entry
         .param_shapes
         .iter()
         .map(|s| {
-            let first = used.get();
             let arg = assemble(s, &mut leaves, 0);
-            let consumed = entry.params.get(first..used.get()).unwrap_or_default();
-            if consumed.iter().any(|t| t.unique) {
+            let values = entry.params.get(first..first + s.leaves()).unwrap_or_default();
+            first += s.leaves();
+            if values.iter().any(|t| t.unique) {
                 format!("(copy {arg})")
             } else {
                 arg

@@ -7,20 +7,29 @@ use crate::prim::PrimType;
 /// `\a b -> a op b` (or `b op a`): the operator, its type and whether the accumulator (the
 /// first parameter) is the left operand.
 pub fn single_operator(lam: &Lambda) -> Option<(BinOp, PrimType, bool)> {
-    let ([p, q], [stm], [Atom::Var(r)]) =
-        (&lam.params[..], &lam.body.stms[..], &lam.body.result[..])
-    else {
+    let ([p, q], [stm], [r]) = (&lam.params[..], &lam.body.stms[..], &lam.body.result[..]) else {
         return None;
     };
-    let Exp::BinOp(op, t, Atom::Var(x), Atom::Var(y)) = &stm.exp else { return None };
+    pair_operator(stm, p, q, r)
+}
+
+/// `stm` as `r = acc op x` (or `x op acc`) on scalars of the parameters' type: the operator, its
+/// type and whether the accumulator `acc` is the left operand.
+pub fn pair_operator(
+    stm: &Stm,
+    acc: &Param,
+    x: &Param,
+    r: &Atom,
+) -> Option<(BinOp, PrimType, bool)> {
+    let Exp::BinOp(op, t, Atom::Var(a), Atom::Var(b)) = &stm.exp else { return None };
     if stm.pat.len() != 1
-        || stm.pat[0].var != *r
-        || p.ty != Type::Prim(*t)
-        || q.ty != Type::Prim(*t)
+        || *r != Atom::Var(stm.pat[0].var)
+        || acc.ty != Type::Prim(*t)
+        || x.ty != Type::Prim(*t)
     {
         return None;
     }
-    match (*x == p.var && *y == q.var, *x == q.var && *y == p.var) {
+    match (*a == acc.var && *b == x.var, *a == x.var && *b == acc.var) {
         (true, _) => Some((*op, *t, true)),
         (_, true) => Some((*op, *t, false)),
         _ => None,

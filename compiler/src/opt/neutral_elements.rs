@@ -21,7 +21,7 @@ use super::summed_hists;
 use crate::diag::Span;
 use crate::ir::lower::builder::dim_atom;
 use crate::ir::lower::rewrite::for_each_body_mut;
-use crate::ir::operators::{elementwise, single_operator};
+use crate::ir::operators::{elementwise, pair_operator, single_operator};
 use crate::ir::*;
 use crate::prim::{PrimType, PrimValue};
 
@@ -80,19 +80,9 @@ fn operators(
     let mut ops = Vec::new();
     for (i, r) in lam.body.result.iter().enumerate() {
         let (acc, x) = (&lam.params[i], &lam.params[k + i]);
-        let stm =
-            lam.body.stms.iter().find(|s| s.pat.len() == 1 && Atom::Var(s.pat[0].var) == *r)?;
-        let Exp::BinOp(op, t, Atom::Var(a), Atom::Var(b)) = &stm.exp else { return None };
-        if acc.ty != Type::Prim(*t) || x.ty != Type::Prim(*t) {
-            return None;
-        }
-        let acc_left = match (*a == acc.var && *b == x.var, *a == x.var && *b == acc.var) {
-            (true, _) => true,
-            (_, true) => false,
-            _ => return None,
-        };
-        if repeats_matter(*op, *t) {
-            ops.push(Some((*op, *t, acc_left)));
+        let (op, t, acc_left) = lam.body.stms.iter().find_map(|s| pair_operator(s, acc, x, r))?;
+        if repeats_matter(op, t) {
+            ops.push(Some((op, t, acc_left)));
         } else if matches!(op, BinOp::Min | BinOp::Max | BinOp::And | BinOp::Or) {
             ops.push(None);
         } else {
@@ -104,26 +94,27 @@ fn operators(
 
 /// The neutral element of a histogram's operator on scalars of type `t`, where it has one.
 fn hist_neutral(op: BinOp, t: PrimType) -> Option<PrimValue> {
-    let (lo, hi) = match t {
+    // The type's least and greatest values.
+    let bounds = || match t {
         PrimType::Int(i) if i.signed() => {
             let half = 1i128 << (i.bits() - 1);
-            (PrimValue::int(i, -half), PrimValue::int(i, half - 1))
+            Some((PrimValue::int(i, -half), PrimValue::int(i, half - 1)))
         }
-        PrimType::Int(i) => (PrimValue::int(i, 0), PrimValue::int(i, (1i128 << i.bits()) - 1)),
+        PrimType::Int(i) => {
+            Some((PrimValue::int(i, 0), PrimValue::int(i, (1i128 << i.bits()) - 1)))
+        }
         PrimType::Float(f) => {
-            (PrimValue::float(f, f64::NEG_INFINITY), PrimValue::float(f, f64::INFINITY))
+            Some((PrimValue::float(f, f64::NEG_INFINITY), PrimValue::float(f, f64::INFINITY)))
         }
-        PrimType::Bool => (PrimValue::Bool(false), PrimValue::Bool(true)),
+        PrimType::Bool => None,
     };
-    match op {
+    match (op, t) {
         _ if repeats_matter(op, t) => Some(neutral_of(op, t)),
-        BinOp::Min if t != PrimType::Bool => Some(hi),
-        BinOp::Max if t != PrimType::Bool => Some(lo),
-        BinOp::And if !matches!(t, PrimType::Float(_)) => Some(match t {
-            PrimType::Int(i) => PrimValue::int(i, -1),
-            _ => PrimValue::Bool(true),
-        }),
-        BinOp::Or if !matches!(t, PrimType::Float(_)) => Some(PrimValue::zero(t)),
+        (BinOp::Min, _) => bounds().map(|(_, hi)| hi),
+        (BinOp::Max, _) => bounds().map(|(lo, _)| lo),
+        (BinOp::And, PrimType::Int(i)) => Some(PrimValue::int(i, -1)),
+        (BinOp::And, PrimType::Bool) => Some(PrimValue::Bool(true)),
+        (BinOp::Or, PrimType::Int(_) | PrimType::Bool) => Some(PrimValue::zero(t)),
         _ => None,
     }
 }
